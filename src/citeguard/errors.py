@@ -1,0 +1,36 @@
+"""Domain errors with messages precise enough to act on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class CiteGuardError(Exception):
+    """Base class for every error CiteGuard raises on purpose."""
+
+
+class ParsingError(CiteGuardError):
+    """A document could not be parsed; names the file and, when known, the page."""
+
+    def __init__(self, path: str | Path, reason: str, page: int | None = None) -> None:
+        self.path = str(path)
+        self.reason = reason
+        self.page = page
+        where = f"{Path(self.path).name}" + (f", page {page}" if page is not None else "")
+        super().__init__(f"{where}: {reason}")
+
+
+class IndexStoreError(CiteGuardError):
+    """The on-disk index is missing, corrupt or incompatible with the requested settings."""
+
+
+class IndexNotFoundError(IndexStoreError):
+    """No index exists at the given path."""
+
+
+class IncompatibleIndexError(IndexStoreError):
+    """The index was built with another embedding model, dimension or format version."""
+
+
+class ModelUnavailableError(CiteGuardError):
+    """A model's weights or runtime are not installed; the message says what to install."""
