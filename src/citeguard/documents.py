@@ -48,7 +48,7 @@ class ParsedDocument:
     """Page texts joined by PAGE_SEPARATOR; all offsets point into this string."""
 
     def page_at(self, offset: int) -> Page:
-        """Return the page that holds character ``offset`` (a separator belongs to the page before)."""
+        """The page holding character ``offset``; a page separator belongs to the page before."""
         found = self.pages[0]
         for page in self.pages:
             if page.char_start <= offset:

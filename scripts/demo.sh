@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install CiteGuard and answer questions over the bundled sample corpus, offline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh local-llm
+venv="${CITEGUARD_VENV:-.venv}"
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+corpus="src/citeguard/sample_corpus"
+index=".citeguard-sample"
+"$venv/bin/citeguard" ingest "$corpus" --index "$index"
+echo
+echo "Q: When is the rent due, and what is the late fee?"
+"$venv/bin/citeguard" ask "When is the rent due, and what is the late fee?" --index "$index"
+echo
+echo "Q: Does the lease include a parking space?"
+"$venv/bin/citeguard" ask "Does the lease include a parking space?" --index "$index"

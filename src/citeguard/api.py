@@ -1,0 +1,32 @@
+"""The Python entry point: ``citeguard.answer(question, index=..., **settings)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citeguard.context import Context
+
+
+def answer(
+    question: str, index: str | None = None, docs: list[str] | None = None, **settings: Any
+) -> dict[str, Any]:
+    """Answer ``question`` from the index and return the graph's output.
+
+    Args:
+        question: the question.
+        index: index folder (default $CITEGUARD_INDEX or ./.citeguard).
+        docs: optional document scope (file names as indexed).
+        **settings: any ``citeguard.context.Context`` field, e.g. ``model="ollama:qwen2.5:7b"``.
+
+    Returns:
+        The output schema as a dict: answer, status, refusal_reason, citations, validation.
+        Models load once per process; later calls reuse them.
+    """
+    from citeguard.graph import graph
+
+    context = Context.from_mapping({**settings, "index_dir": index})
+    inputs: dict[str, Any] = {"question": question}
+    if docs:
+        inputs["docs"] = list(docs)
+    result: dict[str, Any] = graph.invoke(inputs, context=context)
+    return result

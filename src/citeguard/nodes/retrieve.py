@@ -1,0 +1,44 @@
+"""retrieve: hybrid search; the evidence set goes into state."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from citeguard.context import Context, context_of
+from citeguard.evidence import hit_to_evidence
+from citeguard.resources import Resources
+from citeguard.state import State
+
+
+def make_retrieve(resources: Resources) -> Any:
+    def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = context_of(runtime)
+        started = time.perf_counter()
+        searcher = resources.searcher(ctx)
+        hits = searcher.search(
+            state["question"],
+            k=ctx.top_k,
+            mode=ctx.retrieval_mode,
+            alpha=ctx.alpha,
+            docs=state.get("docs") or None,
+            fusion=ctx.fusion,
+            rerank=ctx.rerank,
+        )
+        retrieved = [hit_to_evidence(hit) for hit in hits]
+        evidence = retrieved[: ctx.context_k]
+        elapsed = time.perf_counter() - started
+        if runtime.stream_writer is not None:
+            runtime.stream_writer({"event": "retrieved", "sources": len(evidence)})
+        return {
+            "retrieved": retrieved,
+            "evidence": evidence,
+            "attempts": 0,
+            "regenerations": 0,
+            "max_regenerations": ctx.max_regenerations,
+            "timings": {"retrieval": elapsed},
+        }
+
+    return retrieve

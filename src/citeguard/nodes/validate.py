@@ -1,0 +1,86 @@
+"""validate: sentence-level grounding of the candidate against the sources it cites.
+
+A passing candidate is written to the output keys here and streamed sentence by sentence;
+anything else leaves only verdicts in state for routing (regenerate or refuse).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from citeguard.context import Context, context_of
+from citeguard.evidence import build_citations, public_validation
+from citeguard.nodes.generate import add_timing
+from citeguard.resources import Resources
+from citeguard.state import State
+from citeguard.validation.validator import ValidationSettings, validate_answer
+
+
+def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
+    """Build the validate node.
+
+    Args:
+        resources: where the embedder and judge come from.
+        allow_unvalidated: accept ``validation_level="off"`` (deliver the first candidate
+            unchecked). Only the evaluation harness builds a graph with this, for the
+            validation-off ablation; every user-facing graph rejects that setting.
+    """
+
+    def validate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = context_of(runtime)
+        if ctx.validation_level == "off" and not allow_unvalidated:
+            raise ValueError(
+                'validation_level="off" is only available inside the evaluation harness'
+            )
+        writer = runtime.stream_writer
+        if writer is not None:
+            writer({"event": "validating", "attempt": state.get("attempts", 0)})
+        started = time.perf_counter()
+        evidence = state.get("evidence", [])
+        settings = ValidationSettings(
+            level=ctx.validation_level,
+            lexical_threshold=ctx.lexical_threshold,
+            semantic_threshold=ctx.semantic_threshold,
+            judge_threshold=ctx.judge_threshold,
+        )
+        result = validate_answer(
+            state.get("candidate", ""),
+            [item["text"] for item in evidence],
+            state["question"],
+            settings,
+            embed=resources.embed(ctx),
+            judge=resources.judge(ctx),
+        )
+        verdict = result.to_json()
+        update: dict[str, Any] = {
+            "last_validation": verdict,
+            "timings": add_timing(state, "validation", time.perf_counter() - started),
+        }
+        if verdict["passed"] and not verdict["is_refusal"]:
+            sentences = verdict["sentences"]
+            citations = build_citations(sentences, evidence)
+            delivered: State = {**state, **update}  # type: ignore[typeddict-item]
+            update.update(
+                answer=result.answer_text(),
+                status="answered",
+                refusal_reason=None,
+                citations=citations,
+                validation=public_validation(delivered, delivered=True),
+            )
+            if writer is not None:
+                for sentence in sentences:
+                    writer(
+                        {
+                            "event": "sentence",
+                            "text": sentence["text"],
+                            "citations": [
+                                c for c in citations if c["marker"] in sentence["cited_sources"]
+                            ],
+                        }
+                    )
+        return update
+
+    return validate

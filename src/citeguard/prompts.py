@@ -1,0 +1,93 @@
+"""All prompt text of the answer graph, and the citation-format rules it states."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from citeguard.validation.refusal import REFUSAL
+
+__all__ = [
+    "REFUSAL",
+    "SYSTEM_PROMPT",
+    "REGENERATION_RULES",
+    "format_sources",
+    "answer_messages",
+    "regeneration_messages",
+]
+
+SYSTEM_PROMPT = f"""You answer questions about documents using ONLY the numbered sources given.
+Rules:
+- End every sentence with the marker of the source that supports it, like [1] or [2].
+- Use only markers of sources that were given. Never use outside knowledge.
+- Quote or closely paraphrase the source's own words, including its exact numbers, dates and names.
+- Answer in at most four short sentences.
+- If the sources do not contain the answer, reply exactly: {REFUSAL}"""
+
+REGENERATION_RULES = f"""Your previous answer was rejected by a citation checker for these reasons:
+{{feedback}}
+Write a new answer that fixes every problem. Each sentence must state a fact that the cited
+source says in its own words, and cite that source. If no source states the answer, reply
+exactly: {REFUSAL}"""
+
+# Two worked examples, given as earlier chat turns: small models follow a shown pattern far
+# more reliably than a described one (measured in ../shared/MODELS.md).
+_EXAMPLE_SOURCES = [
+    {
+        "doc": "office-lease.pdf",
+        "printed_page": "2",
+        "text": "3. RENT. Tenant shall pay monthly rent of $2,400 on the first day of each "
+        "month. A late charge of $75 applies to any payment received after the fifth day.",
+    },
+    {
+        "doc": "office-lease.pdf",
+        "printed_page": "4",
+        "text": "9. ALTERATIONS. Tenant shall not make alterations to the premises without "
+        "the prior written consent of Landlord.",
+    },
+]
+_EXAMPLES: list[tuple[str, str]] = [
+    (
+        "When is rent due and what is the late charge?",
+        "Rent of $2,400 is due on the first day of each month [1]. "
+        "A late charge of $75 applies to payments received after the fifth day [1].",
+    ),
+    ("Who pays for the tenant's parking?", REFUSAL),
+]
+
+
+def format_sources(evidence: Sequence[dict[str, Any]]) -> str:
+    """Number the evidence as source blocks [1]..[k], each headed by document and page."""
+    blocks = []
+    for number, item in enumerate(evidence, start=1):
+        chunk = item.get("chunk", item)
+        doc = chunk.get("doc", "document")
+        pages = chunk.get("printed_pages") or [item.get("printed_page", "?")]
+        first, last = str(pages[0]), str(pages[-1])
+        page_label = f"page {first}" if first == last else f"pages {first}-{last}"
+        blocks.append(f"[{number}] {doc}, {page_label}\n{chunk.get('text', '').strip()}")
+    return "\n\n".join(blocks)
+
+
+def _user_turn(question: str, evidence: Sequence[dict[str, Any]]) -> str:
+    return f"Sources:\n{format_sources(evidence)}\n\nQuestion: {question}"
+
+
+def answer_messages(question: str, evidence: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Chat messages for the first, citation-constrained generation."""
+    messages: list[tuple[str, str]] = [("system", SYSTEM_PROMPT)]
+    for example_question, example_answer in _EXAMPLES:
+        messages.append(("human", _user_turn(example_question, _EXAMPLE_SOURCES)))
+        messages.append(("ai", example_answer))
+    messages.append(("human", _user_turn(question, evidence)))
+    return messages
+
+
+def regeneration_messages(
+    question: str, evidence: Sequence[dict[str, Any]], previous: str, feedback: str
+) -> list[tuple[str, str]]:
+    """The stricter prompt: the rejected answer and, per failing sentence, why it failed."""
+    messages = answer_messages(question, evidence)
+    messages.append(("ai", previous))
+    messages.append(("human", REGENERATION_RULES.format(feedback=feedback)))
+    return messages

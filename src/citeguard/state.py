@@ -1,0 +1,84 @@
+"""Graph state: what a client sends, what flows between nodes, and what a client gets back.
+
+Everything in state is JSON-serialisable (plain dicts and lists), so the same graph runs
+in-process, behind the LangGraph server and under a checkpointer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+AnswerStatus = Literal["answered", "refused"]
+RefusalReason = Literal["insufficient_evidence", "validation_failed", "model_refused"]
+
+
+class Citation(TypedDict):
+    """A citation a user can check: open ``doc`` at ``pdf_page`` and find ``quote``."""
+
+    marker: int
+    """The source number used in the answer text, as in "[2]"."""
+    doc: str
+    """Document file name."""
+    pdf_page: int
+    """1-based page of the PDF file on which the quote starts."""
+    printed_page: str
+    """The page number printed on that page (falls back to the PDF page)."""
+    chunk_id: str
+    """Id of the cited evidence chunk in the index."""
+    quote: str
+    """Sentence(s) of the cited chunk that best support the answer sentence, verbatim."""
+    char_start: int
+    """Offset of the quote in the document's parsed text."""
+    char_end: int
+    """End offset (exclusive) of the quote in the document's parsed text."""
+
+
+class InputState(TypedDict):
+    """What a caller provides."""
+
+    question: str
+    """The question to answer from the indexed documents."""
+    docs: NotRequired[list[str] | None]
+    """Optional scope: only search these documents (file names as indexed)."""
+
+
+class OutputState(TypedDict, total=False):
+    """What a caller gets back: a validated answer or the standardized refusal, never a draft."""
+
+    question: str
+    """The question that was asked."""
+    answer: str
+    """The validated answer with [n] markers, or the standardized refusal sentence."""
+    status: AnswerStatus
+    """"answered" when a candidate passed validation, else "refused"."""
+    refusal_reason: RefusalReason | None
+    """Why the answer is a refusal (null when answered)."""
+    citations: list[Citation]
+    """One entry per distinct marker used in the answer, with page and verbatim quote."""
+    validation: dict[str, Any]
+    """Per-sentence verdicts and scores of the delivered answer (or of the last failed
+    candidate's verdicts, without its text, when refused), supported_ratio and attempts."""
+
+
+class State(InputState, OutputState, total=False):
+    """Full internal state."""
+
+    retrieved: list[dict[str, Any]]
+    """All top_k search hits (JSON), best first; kept for evaluation of retrieval."""
+    evidence: list[dict[str, Any]]
+    """Retrieved chunks passed to the generator, in source-number order ([1] first), each a
+    SearchHit as JSON plus a 'page_starts' list for exact page lookup of quotes."""
+    sufficiency: dict[str, Any]
+    """The sufficiency check's measurements and decision."""
+    candidate: str
+    """The latest generated answer, not yet validated. Internal: never part of the output."""
+    last_validation: dict[str, Any]
+    """Full validation result of the latest candidate (drives routing and regeneration)."""
+    attempts: int
+    """How many candidates have been generated for this question."""
+    regenerations: int
+    """How many validation-guided regenerations have run (bounded by max_regenerations)."""
+    max_regenerations: int
+    """The run's regeneration budget, copied from the context so routers stay pure."""
+    timings: dict[str, float]
+    """Seconds spent per stage (retrieval, generation, validation)."""

@@ -1,0 +1,134 @@
+"""One test per path through the answer graph, with scripted fake models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from citeguard.context import Context
+from citeguard.graph import compile_graph
+from citeguard.prompts import REFUSAL
+from citeguard.resources import Resources
+from graph_fakes import LEASE_CHUNKS, ListSearcher, bag_of_words_embed, fake_resources
+
+RENT_Q = "When is the monthly rent due?"
+GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
+UNSUPPORTED = "The tenant must mow the lawn every Sunday afternoon [1]."
+
+
+def run(replies: list[str], question: str = RENT_Q, **context: Any) -> tuple[dict, Resources]:
+    resources = fake_resources(replies)
+    graph = compile_graph(resources)
+    result = graph.invoke({"question": question}, context=Context(**context))
+    return result, resources
+
+
+def model_calls(resources: Resources) -> int:
+    return len(resources._chat_model.prompts)  # type: ignore[union-attr]
+
+
+def test_accepted_on_first_pass() -> None:
+    result, resources = run([GOOD])
+    assert result["status"] == "answered"
+    assert result["answer"] == GOOD
+    assert result["refusal_reason"] is None
+    assert result["validation"]["attempts"] == 1
+    assert result["validation"]["regenerations"] == 0
+    citation = result["citations"][0]
+    assert citation["marker"] == 1
+    assert citation["doc"] == "lease.pdf"
+    assert citation["pdf_page"] == 2
+    assert "first day of each month" in citation["quote"]
+    assert model_calls(resources) == 1
+
+
+def test_invalid_citation_regenerates_then_accepts() -> None:
+    result, resources = run(["Monthly rent is due on the first day of each month [7].", GOOD])
+    assert result["status"] == "answered"
+    assert result["answer"] == GOOD
+    assert result["validation"]["regenerations"] == 1
+    assert model_calls(resources) == 2
+    # The regeneration prompt names the failure.
+    regen_prompt = str(resources._chat_model.prompts[1])  # type: ignore[union-attr]
+    assert "[7]" in regen_prompt
+
+
+def test_unsupported_twice_is_refused_without_leaking_the_candidate() -> None:
+    result, resources = run([UNSUPPORTED, UNSUPPORTED])
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "validation_failed"
+    assert result["answer"] == REFUSAL
+    assert result["citations"] == []
+    assert "lawn" not in str(result)
+    assert model_calls(resources) == 2
+
+
+def test_insufficient_evidence_never_calls_the_model() -> None:
+    resources = Resources(chat_model=None, searcher=ListSearcher([]), embed=bag_of_words_embed)
+    graph = compile_graph(resources)
+    result = graph.invoke({"question": RENT_Q}, context=Context())
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "insufficient_evidence"
+    # chat_model=None would build the real local model if generate ran: it must not run.
+    assert result["validation"]["attempts"] == 0
+
+
+def test_question_about_absent_topic_is_insufficient() -> None:
+    result, resources = run([GOOD], question="What cryptocurrency royalties apply to uranium?")
+    assert result["refusal_reason"] == "insufficient_evidence"
+    assert model_calls(resources) == 0
+
+
+def test_model_refusal_despite_strong_evidence_regenerates() -> None:
+    result, resources = run([REFUSAL, GOOD])
+    assert result["status"] == "answered"
+    assert result["validation"]["regenerations"] == 1
+    assert model_calls(resources) == 2
+
+
+def test_max_regenerations_zero_refuses_at_first_failure() -> None:
+    result, resources = run([UNSUPPORTED, GOOD], max_regenerations=0)
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "validation_failed"
+    assert model_calls(resources) == 1
+
+
+def test_max_regenerations_two_retries_twice_then_refuses() -> None:
+    result, resources = run([UNSUPPORTED] * 3 + [GOOD], max_regenerations=2)
+    assert result["status"] == "refused"
+    assert result["validation"]["regenerations"] == 2
+    assert model_calls(resources) == 3
+
+
+def test_validation_off_is_rejected_outside_evaluation() -> None:
+    resources = fake_resources([UNSUPPORTED])
+    with pytest.raises(ValueError, match="evaluation harness"):
+        compile_graph(resources).invoke(
+            {"question": RENT_Q}, context=Context(validation_level="off")
+        )
+
+
+def test_document_scope_reaches_the_searcher() -> None:
+    resources = fake_resources([GOOD])
+    result = compile_graph(resources).invoke(
+        {"question": RENT_Q, "docs": ["other.pdf"]}, context=Context()
+    )
+    assert result["refusal_reason"] == "insufficient_evidence"
+
+
+def test_output_has_exactly_the_output_schema_keys() -> None:
+    result, _ = run([GOOD])
+    assert set(result) <= {
+        "question",
+        "answer",
+        "status",
+        "refusal_reason",
+        "citations",
+        "validation",
+    }
+    assert "candidate" not in result and "evidence" not in result
+
+
+def test_lease_chunks_fixture_is_consistent() -> None:
+    assert all(c.char_end - c.char_start == len(c.text) for c in LEASE_CHUNKS)

@@ -1,0 +1,61 @@
+"""Quotes: the chunk sentence(s) that support an answer sentence, in document offsets."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeguard.validation.quotes import best_quote
+
+DOCUMENT = (
+    "LEASE AGREEMENT\n\n"
+    "1. Rent. The Tenant shall pay rent of $1,200 per month. Rent is due on the first day "
+    "of each month. Late payments incur a fee of 5%.\n\n"
+    "2. Term. The term of this lease is twelve (12) months. The Tenant may renew the lease "
+    "for one additional year by giving sixty (60) days' notice."
+)
+
+
+def chunk_at(start: int, end: int) -> tuple[str, int]:
+    return DOCUMENT[start:end], start
+
+
+def test_quote_is_the_best_matching_sentence_with_document_offsets() -> None:
+    start = DOCUMENT.index("1. Rent.")
+    chunk, chunk_start = chunk_at(start, len(DOCUMENT))
+    quote = best_quote("Late payments cost a 5% fee [1].", chunk, chunk_start)
+    assert quote.text == "Late payments incur a fee of 5%."
+    assert DOCUMENT[quote.char_start : quote.char_end] == quote.text
+
+
+def test_window_of_two_sentences_when_the_answer_spans_them() -> None:
+    chunk, chunk_start = chunk_at(0, len(DOCUMENT))
+    quote = best_quote(
+        "The lease lasts twelve months and can be renewed with sixty days' notice [1].",
+        chunk,
+        chunk_start,
+    )
+    assert quote.text.startswith("The term of this lease is twelve (12) months.")
+    assert quote.text.endswith("sixty (60) days' notice.")
+    assert DOCUMENT[quote.char_start : quote.char_end] == quote.text
+
+
+def test_single_sentence_preferred_when_a_window_adds_nothing() -> None:
+    chunk, chunk_start = chunk_at(0, len(DOCUMENT))
+    quote = best_quote("The term is twelve (12) months [1].", chunk, chunk_start)
+    assert quote.text == "The term of this lease is twelve (12) months."
+
+
+def test_empty_chunk_gives_an_empty_quote_at_the_chunk_start() -> None:
+    quote = best_quote("Anything [1].", "", 42)
+    assert (quote.text, quote.char_start, quote.char_end) == ("", 42, 42)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80), st.text(max_size=300), st.integers(min_value=0, max_value=1000))
+def test_best_quote_never_raises_and_slices_the_document(
+    sentence: str, chunk: str, prefix_length: int
+) -> None:
+    document = "x" * prefix_length + chunk
+    quote = best_quote(sentence, chunk, prefix_length)
+    assert document[quote.char_start : quote.char_end] == quote.text

@@ -1,0 +1,487 @@
+"""Validator, grounding and refusal rules (no model: a bag-of-words fake embedding)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeguard.validation.grounding import (
+    extract_quantities,
+    lexical_overlap,
+    tokens,
+    unsupported_quantities,
+)
+from citeguard.validation.refusal import REFUSAL, is_refusal
+from citeguard.validation.validator import (
+    ValidationSettings,
+    refusal_despite_strong_evidence,
+    validate_answer,
+)
+
+PAPER = ValidationSettings(level="paper")
+STRICT = ValidationSettings(level="strict")
+
+RENT = "The Tenant shall pay monthly rent of $1,200 within thirty (30) days of the invoice."
+TERM = "The initial term of this Lease is twelve (12) months, starting on January 5, 2021."
+ASSIGN = (
+    "Neither party may assign this Agreement without the prior written consent of the "
+    "other party, which consent shall not be unreasonably withheld."
+)
+UNRELATED = "The Supplier shall maintain product liability insurance with reputable insurers."
+
+
+def bag_of_words_embed(texts: Sequence[str]) -> np.ndarray:
+    """Deterministic normalized vectors: token counts hashed into 256 buckets."""
+    vectors = np.zeros((len(texts), 256), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for word in re.findall(r"[a-z0-9]+", text.lower()):
+            vectors[row, sum(map(ord, word)) % 256] += 1.0
+        norm = np.linalg.norm(vectors[row])
+        if norm:
+            vectors[row] /= norm
+    return vectors
+
+
+# --- paper level: thresholds and citations ---------------------------------------------
+
+WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet"
+
+
+def test_lexical_overlap_exactly_at_threshold_passes() -> None:
+    assert len(set(tokens(WORDS))) == 10
+    result = validate_answer(f"{WORDS} [1].", ["alpha"], "q?", PAPER)
+    verdict = result.sentences[0]
+    assert verdict.lexical_score == pytest.approx(0.10)
+    assert verdict.supported and result.passed
+
+
+def test_lexical_overlap_just_below_threshold_fails() -> None:
+    result = validate_answer(f"{WORDS} kilo [1].", ["alpha"], "q?", PAPER)
+    verdict = result.sentences[0]
+    assert verdict.lexical_score == pytest.approx(1 / 11)
+    assert not verdict.supported
+    assert "lexical_below_threshold" in verdict.reasons
+    assert result.triggers == ["unsupported_sentence"]
+
+
+def _fixed_embed(cosine: float):  # type: ignore[no-untyped-def]
+    """Sentence vector e1, every source vector at ``cosine`` to it."""
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        vectors = np.zeros((len(texts), 2), dtype=np.float64)
+        vectors[0] = [1.0, 0.0]
+        vectors[1:] = [cosine, math.sqrt(1 - cosine**2)]
+        return vectors
+
+    return embed
+
+
+def test_semantic_threshold_rescues_a_paraphrase_and_its_edge() -> None:
+    answer, sources = "Payment happens each month [1].", ["Rent is owed monthly."]
+    assert lexical_overlap(answer, sources[0]) == 0.0
+    at = validate_answer(answer, sources, "q?", PAPER, embed=_fixed_embed(0.40))
+    below = validate_answer(answer, sources, "q?", PAPER, embed=_fixed_embed(0.39))
+    assert at.passed and at.sentences[0].semantic_score == pytest.approx(0.40)
+    assert not below.passed
+    assert {"lexical_below_threshold", "semantic_below_threshold"} <= set(
+        below.sentences[0].reasons
+    )
+
+
+def test_semantic_check_skipped_without_embed_is_recorded() -> None:
+    result = validate_answer("Rent is due [1].", [RENT], "q?", PAPER)
+    assert result.checks_skipped == ["semantic"]
+    assert result.sentences[0].semantic_score is None
+    with_embed = validate_answer("Rent is due [1].", [RENT], "q?", PAPER, bag_of_words_embed)
+    assert with_embed.checks_skipped == []
+    assert with_embed.sentences[0].semantic_score is not None
+
+
+def test_multiple_markers_use_the_union_of_cited_sources() -> None:
+    answer = "The Tenant pays $1,200 monthly rent for a twelve month term [1][2]."
+    result = validate_answer(answer, [RENT, TERM], "What does the lease say?", STRICT)
+    verdict = result.sentences[0]
+    assert verdict.cited_sources == [1, 2]
+    assert verdict.supported, verdict.reasons
+    single = validate_answer(answer, [RENT], "What does the lease say?", PAPER)
+    assert single.sentences[0].lexical_score < verdict.lexical_score  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    "marker, trigger, reason",
+    [
+        ("[0]", "invalid_citation", "invalid_citation"),
+        ("[3]", "invalid_citation", "invalid_citation"),
+        ("[1-2]", "malformed_citation", "malformed_citation"),
+        ("[1, 2]", "malformed_citation", "malformed_citation"),
+        ("[1,2]", "malformed_citation", "malformed_citation"),
+        ("[^1]", "malformed_citation", "malformed_citation"),
+    ],
+)
+def test_bad_markers_fail_and_trigger(marker: str, trigger: str, reason: str) -> None:
+    result = validate_answer(f"The Tenant pays $1,200 monthly {marker}.", [RENT, TERM], "q?", PAPER)
+    verdict = result.sentences[0]
+    assert not verdict.citation_valid and not verdict.supported
+    assert reason in verdict.reasons
+    assert trigger in result.triggers and "unsupported_sentence" in result.triggers
+    assert marker in result.feedback[0]
+
+
+def test_valid_marker_next_to_an_invalid_one_still_fails() -> None:
+    result = validate_answer("The Tenant pays $1,200 [1][7].", [RENT], "q?", PAPER)
+    assert result.triggers[0] == "invalid_citation"
+    assert not result.sentences[0].citation_valid
+
+
+def test_sentence_without_citation_is_unsupported() -> None:
+    result = validate_answer(
+        "The Tenant pays $1,200 monthly [1]. The rent is due in thirty days.", [RENT], "q?", PAPER
+    )
+    assert [v.supported for v in result.sentences] == [True, False]
+    assert result.sentences[1].reasons == ["no_citation"]
+    assert result.supported_ratio == 0.5
+    assert not result.passed and result.triggers == ["unsupported_sentence"]
+    assert len(result.feedback) == 1 and "Sentence 2" in result.feedback[0]
+
+
+def test_brackets_that_are_document_text_are_not_citations() -> None:
+    source = "[Landlord] shall deliver the premises [sic] in good repair."
+    result = validate_answer("[Landlord] delivers the premises in good repair [1].", [source],
+                             "What must the landlord do?", STRICT)  # fmt: skip
+    assert result.passed, result.sentences[0].reasons
+    assert result.sentences[0].markers == ["[1]"]
+
+
+@pytest.mark.parametrize(
+    "answer", ["The lease expires on [n] [1].", "The lease was signed on [date]. [1]"]
+)
+@pytest.mark.parametrize("level", ["paper", "strict"])
+def test_placeholders_always_fail(answer: str, level: str) -> None:
+    source = "The lease expires on [n] and was signed on [date] by the parties."
+    result = validate_answer(answer, [source], "When?", ValidationSettings(level=level))  # type: ignore[arg-type]
+    verdict = result.sentences[0]
+    assert "placeholder" in verdict.reasons and not verdict.supported
+    assert "placeholder" in result.feedback[0]
+
+
+def test_empty_answer_triggers() -> None:
+    for answer in ("", "   \n"):
+        result = validate_answer(answer, [RENT], "q?")
+        assert not result.passed and result.triggers == ["empty_answer"]
+
+
+# --- strict level -------------------------------------------------------------------
+
+QUESTION = "How long does the Tenant have to pay the rent?"
+
+
+def test_number_not_in_evidence_fails_strict_but_passes_paper() -> None:
+    answer = "The Tenant must pay the rent within 60 days of the invoice [1]."
+    assert validate_answer(answer, [RENT], QUESTION, PAPER).passed
+    strict = validate_answer(answer, [RENT], QUESTION, STRICT)
+    assert "number_not_in_evidence" in strict.sentences[0].reasons
+    assert '"60 days"' in strict.feedback[0]
+    correct = "The Tenant must pay the rent within 30 days of the invoice [1]."
+    assert validate_answer(correct, [RENT], QUESTION, STRICT).passed
+
+
+def test_restating_the_question_fails_strict_but_passes_paper() -> None:
+    answer = "The Tenant has to pay the rent [1]."
+    assert validate_answer(answer, [RENT], QUESTION, PAPER).passed
+    strict = validate_answer(answer, [RENT], QUESTION, STRICT)
+    assert strict.sentences[0].reasons == ["restates_question"]
+    assert not strict.passed
+
+
+def test_content_words_missing_from_evidence_fail_strict() -> None:
+    answer = "The Tenant pays the rent by wire transfer to an escrow account [1]."
+    result = validate_answer(answer, [RENT], QUESTION, STRICT)
+    assert "content_not_in_evidence" in result.sentences[0].reasons
+    assert "escrow" in result.feedback[0]
+    assert validate_answer(answer, [RENT], QUESTION, PAPER).passed
+
+
+def test_citation_repair_to_the_source_that_holds_the_content() -> None:
+    answer = "The initial term is twelve months from January 5, 2021 [1]."
+    question = "What is the term of the lease?"
+    result = validate_answer(answer, [RENT, TERM], question, STRICT)
+    verdict = result.sentences[0]
+    assert verdict.repaired_citation is not None
+    assert verdict.repaired_citation.from_sources == [1]
+    assert verdict.repaired_citation.to_sources == [2]
+    assert verdict.cited_sources == [2]
+    assert "better_source_available" in verdict.reasons
+    assert verdict.supported and result.passed
+    assert verdict.text == "The initial term is twelve months from January 5, 2021 [2]."
+    assert verdict.original_text == answer
+    assert result.citations_repaired
+    assert result.answer_text() == verdict.text
+    # The paper level does not repair (and the sentence fails against source 1).
+    paper = validate_answer(answer, [RENT, TERM], question, PAPER)
+    assert paper.sentences[0].repaired_citation is None
+
+
+def test_no_repair_between_equally_good_overlapping_sources() -> None:
+    answer = "The initial term is twelve months [1]."
+    result = validate_answer(answer, [TERM, TERM + " It renews."], "What is the term?", STRICT)
+    assert result.sentences[0].repaired_citation is None
+    assert not result.citations_repaired
+    assert result.sentences[0].original_text is None
+    assert result.answer_text() == answer
+
+
+def test_repair_rewrites_every_marker_of_the_sentence_in_the_delivered_answer() -> None:
+    answer = "Rent is $1,200 monthly [1]. The initial term is twelve months [1][3]."
+    result = validate_answer(answer, [RENT, TERM, UNRELATED], "What does the lease say?", STRICT)
+    assert [v.cited_sources for v in result.sentences] == [[1], [2]]
+    assert (
+        result.answer_text() == "Rent is $1,200 monthly [1]. The initial term is twelve months [2]."
+    )
+
+
+ASSIGN_QUESTION = "Can a party assign this agreement, and is the other party's consent required?"
+
+
+def test_yes_no_exemption_passes_when_the_source_is_about_the_question() -> None:
+    answer = "Yes, a party can assign this agreement with the other party's consent [1]."
+    result = validate_answer(answer, [ASSIGN], ASSIGN_QUESTION, STRICT)
+    assert result.passed, result.sentences[0].reasons
+    # The same words without "Yes" only restate the question.
+    restated = validate_answer(answer[5:].capitalize(), [ASSIGN], ASSIGN_QUESTION, STRICT)
+    assert restated.sentences[0].reasons == ["restates_question"]
+
+
+def test_yes_no_exemption_needs_an_on_topic_source() -> None:
+    source = "Each party shall keep this agreement confidential."
+    answer = "Yes, a party can assign this agreement [1]."
+    result = validate_answer(answer, [source], ASSIGN_QUESTION, STRICT)
+    assert "yes_no_unsupported" in result.sentences[0].reasons
+
+
+def test_yes_no_with_extra_content_must_be_supported() -> None:
+    good = "No, consent of the other party is required and shall not be unreasonably withheld [1]."
+    bad = "No, assignment is permitted only after a five year lock-up [1]."
+    assert validate_answer(good, [ASSIGN], ASSIGN_QUESTION, STRICT).passed
+    assert not validate_answer(bad, [ASSIGN], ASSIGN_QUESTION, STRICT).passed
+
+
+# --- judge level --------------------------------------------------------------------
+
+
+def test_judge_level_uses_the_judge_threshold() -> None:
+    answer = "The Tenant must pay the rent within 30 days of the invoice [1]."
+    judge_settings = ValidationSettings(level="judge")
+    calls: list[tuple[str, str]] = []
+
+    def judge(claim: str, evidence: str) -> float:
+        calls.append((claim, evidence))
+        return 0.5
+
+    result = validate_answer(answer, [RENT], QUESTION, judge_settings, judge=judge)
+    assert result.passed and result.sentences[0].judge_score == 0.5
+    assert calls == [("The Tenant must pay the rent within 30 days of the invoice.", RENT)]
+    low = validate_answer(answer, [RENT], QUESTION, judge_settings, judge=lambda c, e: 0.49)
+    assert "judge_unsupported" in low.sentences[0].reasons and not low.passed
+    skipped = validate_answer(answer, [RENT], QUESTION, judge_settings)
+    assert "judge" in skipped.checks_skipped and skipped.passed
+
+
+def test_judge_is_not_asked_about_sentences_that_already_failed() -> None:
+    def judge(claim: str, evidence: str) -> float:
+        raise AssertionError("judge called")
+
+    result = validate_answer(
+        "Rent is due in 90 days [1].",
+        [RENT],
+        QUESTION,
+        ValidationSettings(level="judge"),
+        judge=judge,
+    )
+    assert not result.passed
+
+
+def test_invalid_settings_are_rejected() -> None:
+    with pytest.raises(ValueError, match="level"):
+        ValidationSettings(level="lenient")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="lexical_threshold"):
+        ValidationSettings(lexical_threshold=1.5)
+
+
+# --- refusal ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        REFUSAL,
+        REFUSAL.lower(),
+        REFUSAL.upper(),
+        REFUSAL.rstrip("."),
+        f"  {REFUSAL}\n",
+        REFUSAL.replace(" ", "   "),
+        f"“{REFUSAL}”",
+        f'"{REFUSAL}"',
+        f"{REFUSAL} [1]",
+        f"{REFUSAL[:-1]} [2].",
+    ],
+)
+def test_refusal_variants_are_detected(text: str) -> None:
+    assert is_refusal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sorry, the document does not contain sufficient information to answer this question.",
+        "The document does not contain the rent amount.",
+        f"{REFUSAL} However, the rent is $1,200 [1].",
+        "",
+    ],
+)
+def test_non_refusals(text: str) -> None:
+    assert not is_refusal(text)
+
+
+def test_clean_refusal_passes_without_triggers() -> None:
+    result = validate_answer(REFUSAL, [UNRELATED], ASSIGN_QUESTION)
+    assert result.is_refusal and result.passed and result.triggers == []
+
+
+def test_refusal_despite_strong_evidence() -> None:
+    assert refusal_despite_strong_evidence(ASSIGN_QUESTION, [UNRELATED, ASSIGN])
+    assert not refusal_despite_strong_evidence(ASSIGN_QUESTION, [UNRELATED])
+    result = validate_answer(REFUSAL, [UNRELATED, ASSIGN], ASSIGN_QUESTION)
+    assert result.is_refusal and not result.passed
+    assert result.triggers == ["refusal_despite_strong_evidence"]
+    assert "[2]" in result.feedback[0]
+
+
+def test_refusal_rule_respects_retrieval_scores_and_short_questions() -> None:
+    assert not refusal_despite_strong_evidence(
+        ASSIGN_QUESTION, [ASSIGN], retrieval_scores=[0.1], min_retrieval_score=0.3
+    )
+    assert refusal_despite_strong_evidence(
+        ASSIGN_QUESTION, [ASSIGN], retrieval_scores=[0.5], min_retrieval_score=0.3
+    )
+    assert not refusal_despite_strong_evidence("Assign?", [ASSIGN])
+
+
+def test_refusal_mixed_with_an_answer_fails() -> None:
+    answer = f"The Tenant pays $1,200 monthly [1]. {REFUSAL}"
+    result = validate_answer(answer, [RENT], QUESTION, PAPER)
+    assert not result.is_refusal
+    assert "mixed_refusal" in result.sentences[1].reasons and not result.passed
+
+
+# --- grounding ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("thirty (30) days", "30 days"),
+        ("$1,000", "1000 dollars"),
+        ("5%", "five percent"),
+        ("January 5, 2021", "5th day of January, 2021"),
+        ("January 5, 2021", "01/05/2021"),
+        ("twelve (12) months", "12 months"),
+    ],
+)
+def test_quantity_forms_normalize_alike(first: str, second: str) -> None:
+    (a,) = extract_quantities(first)
+    (b,) = extract_quantities(second)
+    assert (a.kind, a.value) == (b.kind, b.value)
+
+
+def test_quantities_in_sentence_must_be_in_evidence() -> None:
+    assert unsupported_quantities("Due within 30 days [1].", RENT) == []
+    assert [q.text for q in unsupported_quantities("Due within 60 days [1].", RENT)] == ["60 days"]
+    assert unsupported_quantities("The term started in 2021 [1].", TERM) == []
+    # "one" on its own is a pronoun-like word, and markers are not numbers.
+    assert extract_quantities("one of the parties") == []
+    assert unsupported_quantities("One party may assign [3].", ASSIGN) == []
+
+
+def test_tokens_drop_stopwords_and_join_inflections() -> None:
+    assert tokens("The Tenant terminated the leases") == tokens("tenant terminates lease")
+    assert tokens("of the and shall") == []
+    assert lexical_overlap("[1]", "anything") == 0.0
+
+
+# --- serialisation and robustness ---------------------------------------------------
+
+
+def test_result_is_json_serialisable_with_feedback_text() -> None:
+    result = validate_answer(
+        "The initial term is twelve months from January 5, 2021 [1]. Rent is due in [n].",
+        [RENT, TERM],
+        "What is the term?",
+        STRICT,
+        embed=bag_of_words_embed,
+    )
+    data = json.loads(json.dumps(result.to_json()))
+    assert data["passed"] is False
+    assert data["sentences"][0]["repaired_citation"]["to_sources"] == [2]
+    assert isinstance(data["sentences"][0]["semantic_score"], float)
+    assert data["feedback"].startswith("- Sentence 2")
+    assert data["feedback"] == result.feedback_text
+    # The candidate's words travel only in sentence texts and the feedback text, which
+    # the graph drops before showing a refused run.
+    for sentence in data["sentences"]:
+        sentence.pop("text")
+    data.pop("feedback")
+    assert "Rent is due" not in json.dumps(data)
+    assert "Rent is due" in result.answer
+
+
+def test_embed_with_wrong_shape_is_an_error() -> None:
+    with pytest.raises(ValueError, match="one row per text"):
+        validate_answer("Rent [1].", [RENT], "q?", embed=lambda texts: np.zeros((1, 4)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(max_size=200),
+    st.lists(st.text(max_size=200), max_size=4),
+    st.text(max_size=60),
+    st.sampled_from(["paper", "strict", "judge"]),
+)
+def test_validate_answer_never_raises(
+    answer: str, sources: list[str], question: str, level: str
+) -> None:
+    result = validate_answer(
+        answer,
+        sources,
+        question,
+        ValidationSettings(level=level),  # type: ignore[arg-type]
+        embed=bag_of_words_embed,
+        judge=lambda claim, evidence: 0.7,
+    )
+    json.dumps(result.to_json())
+    assert result.passed == (not result.triggers)
+    assert 0.0 <= result.supported_ratio <= 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["[1]", "[2]", "[0]", "[1-2]", "[n]", "Rent", "is", "due", ".", " ", "$1,200", "No"]
+        ),
+        max_size=20,
+    )
+)
+def test_validate_answer_on_marker_soup(pieces: list[str]) -> None:
+    result = validate_answer(" ".join(pieces), [RENT, TERM], QUESTION, STRICT)
+    for verdict in result.sentences:
+        assert verdict.supported == (
+            verdict.citation_valid
+            and not [r for r in verdict.reasons if r != "better_source_available"]
+        )
