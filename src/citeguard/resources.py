@@ -41,7 +41,8 @@ class Resources:
         self._embed = embed
         self._judge = judge
         self._lock = threading.Lock()
-        self._searchers: dict[tuple[str, str], tuple[float, Any]] = {}
+        self._searchers: dict[tuple[str, str], tuple[int, Any]] = {}
+        self._chat_models: dict[str, Any] = {}
 
     # -- retrieval -------------------------------------------------------------------
     def searcher(self, ctx: Context) -> Any:
@@ -52,7 +53,7 @@ class Resources:
         from citeguard.indexing import load_index
 
         index_dir = resolve_index_dir(ctx.index_dir)
-        key = (str(index_dir), ctx.embedding_model)
+        key = (str(index_dir), ctx.embedding_model or "")
         stamp = _index_stamp(index_dir)
         with self._lock:
             cached = self._searchers.get(key)
@@ -64,10 +65,8 @@ class Resources:
     def embed(self, ctx: Context) -> Callable[[Sequence[str]], np.ndarray]:
         if self._embed is not None:
             return self._embed
-        from citeguard.models import get_embedder
-
-        embedder = get_embedder(ctx.embedding_model)
-        return embedder.embed_documents
+        # The index's own query embedder: one model in memory, and the same vector space.
+        return self.searcher(ctx).embedder.embed_documents  # type: ignore[no-any-return]
 
     # -- generation ------------------------------------------------------------------
     def generator(self, ctx: Context, n_sources: int) -> Any:
@@ -77,13 +76,24 @@ class Resources:
         refusal or sentences ending in markers [1]..[n_sources]. Tagged ``nostream`` so raw
         tokens never reach a client in any stream mode: only validated text is streamed.
         """
+        model: Any
         if self._chat_model is not None:
             model = self._chat_model
         else:
-            from citeguard.llm import build_chat_model
+            model = self._real_chat_model(ctx.model)
+            if _is_local(ctx.model):
+                from citeguard.grammar import citation_answer_grammar
 
-            model = build_chat_model(ctx.model, n_sources=n_sources)
+                model = model.bind(grammar=citation_answer_grammar(n_sources))
         return model.with_config(tags=["nostream", "citeguard:generator"])
+
+    def _real_chat_model(self, spec: str) -> Any:
+        with self._lock:
+            if spec not in self._chat_models:
+                from citeguard.llm import build_chat_model
+
+                self._chat_models[spec] = build_chat_model(spec)
+            return self._chat_models[spec]
 
     # -- judge -----------------------------------------------------------------------
     def judge(self, ctx: Context) -> JudgeFn | None:
@@ -96,12 +106,17 @@ class Resources:
         return support_probability
 
 
-def _index_stamp(index_dir: Path) -> float:
+def _is_local(spec: str) -> bool:
+    return spec == "local" or spec.startswith("local:")
+
+
+def _index_stamp(index_dir: Path) -> int:
+    """Changes whenever an ingest switches the index to a new generation."""
     pointer = index_dir / "CURRENT"
     try:
         return pointer.stat().st_mtime_ns
     except OSError:
-        return -1.0
+        return -1
 
 
 _default: Resources | None = None

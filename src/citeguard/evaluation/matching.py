@@ -1,0 +1,35 @@
+"""Matching gold evidence against retrieved or cited text.
+
+Gold spans carry offsets into a document's *text file*, while chunks carry offsets into the
+text CiteGuard parsed (from the PDF, say), so spans are matched on normalized text: case
+folded, and every character that is not a letter or digit removed. A span "overlaps" a
+chunk when at least ``min_share`` of its normalized characters form one common run with the
+chunk (half by default): a clause cut by a chunk boundary still counts when most of it is in.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from difflib import SequenceMatcher
+
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def normalize_for_matching(text: str) -> str:
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def covered_share(span: str, text: str) -> float:
+    """Share of the span's normalized characters found as one contiguous run in ``text``."""
+    s, t = normalize_for_matching(span), normalize_for_matching(text)
+    if not s or not t:
+        return 0.0
+    if s in t:
+        return 1.0
+    match = SequenceMatcher(None, s, t, autojunk=False).find_longest_match(0, len(s), 0, len(t))
+    return match.size / len(s)
+
+
+def span_overlaps(span: str, text: str, min_share: float = 0.5) -> bool:
+    return covered_share(span, text) >= min_share
