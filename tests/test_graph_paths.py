@@ -132,3 +132,63 @@ def test_output_has_exactly_the_output_schema_keys() -> None:
 
 def test_lease_chunks_fixture_is_consistent() -> None:
     assert all(c.char_end - c.char_start == len(c.text) for c in LEASE_CHUNKS)
+
+
+@pytest.mark.parametrize("mode", ["updates", "values", "messages", "custom", "debug", "tasks"])
+def test_failed_candidate_leaves_no_trace_in_any_stream_mode(mode: str) -> None:
+    resources = fake_resources([UNSUPPORTED, UNSUPPORTED])
+    graph = compile_graph(resources)
+    chunks = list(graph.stream({"question": RENT_Q}, context=Context(), stream_mode=mode))
+    if mode != "messages":  # messages mode carries model tokens only, and there are none
+        assert chunks, "the stream produced nothing"
+    assert "lawn" not in str(chunks)
+
+
+def test_messages_mode_would_show_an_untagged_model() -> None:
+    """Control for the test above: the generator's tag is what keeps its tokens private."""
+    from langgraph.graph import START, StateGraph
+    from typing_extensions import TypedDict
+
+    from graph_fakes import scripted_model
+
+    class S(TypedDict):
+        out: str
+
+    model = scripted_model([UNSUPPORTED])
+
+    def node(state: S) -> S:
+        return {"out": str(model.invoke("q").content)}
+
+    builder = StateGraph(S)
+    builder.add_node("node", node)
+    builder.add_edge(START, "node")
+    chunks = list(builder.compile().stream({"out": ""}, stream_mode="messages"))
+    assert "lawn" in str(chunks)
+
+
+def test_validated_answer_is_streamed_sentence_by_sentence_in_custom_mode() -> None:
+    resources = fake_resources([GOOD])
+    events = list(
+        compile_graph(resources).stream(
+            {"question": RENT_Q}, context=Context(), stream_mode="custom"
+        )
+    )
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "retrieved"
+    assert "validating" in kinds
+    sentences = [e for e in events if e["event"] == "sentence"]
+    assert [s["text"] for s in sentences] == [GOOD]
+    assert sentences[0]["citations"][0]["doc"] == "lease.pdf"
+    # No sentence is streamed before validation has run.
+    assert kinds.index("sentence") > kinds.index("validating")
+
+
+def test_refusal_stream_reports_the_reason() -> None:
+    resources = fake_resources([UNSUPPORTED, UNSUPPORTED])
+    events = list(
+        compile_graph(resources).stream(
+            {"question": RENT_Q}, context=Context(), stream_mode="custom"
+        )
+    )
+    assert {"event": "refused", "reason": "validation_failed"} in events
+    assert any(e["event"] == "regenerating" for e in events)

@@ -66,6 +66,16 @@ def build_citations(
     return citations
 
 
+def redact_verdict(verdict: dict[str, Any]) -> dict[str, Any]:
+    """A validation verdict without any words of the candidate (safe to keep in state)."""
+    redacted = {k: v for k, v in verdict.items() if k != "feedback"}
+    redacted["sentences"] = [
+        {k: v for k, v in sentence.items() if k not in ("text",)}
+        for sentence in verdict.get("sentences", [])
+    ]
+    return redacted
+
+
 def public_validation(state: State, delivered: bool) -> dict[str, Any]:
     """The validation summary a client sees.
 

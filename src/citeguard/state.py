@@ -70,10 +70,11 @@ class State(InputState, OutputState, total=False):
     SearchHit as JSON plus a 'page_starts' list for exact page lookup of quotes."""
     sufficiency: dict[str, Any]
     """The sufficiency check's measurements and decision."""
-    candidate: str
-    """The latest generated answer, not yet validated. Internal: never part of the output."""
+    candidate_ref: str
+    """Reference to the latest candidate in ``citeguard.drafts``. The candidate's text is
+    never put in state: state can surface in stream modes before validation."""
     last_validation: dict[str, Any]
-    """Full validation result of the latest candidate (drives routing and regeneration)."""
+    """Verdicts of the latest candidate without its words (drives routing)."""
     attempts: int
     """How many candidates have been generated for this question."""
     regenerations: int

@@ -8,6 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from citeguard.context import Context, context_of
+from citeguard.drafts import drafts
 from citeguard.prompts import answer_messages
 from citeguard.resources import Resources
 from citeguard.state import State
@@ -36,8 +37,9 @@ def make_generate(resources: Resources) -> Any:
         started = time.perf_counter()
         model = resources.generator(ctx, len(evidence))
         reply = model.invoke(answer_messages(state["question"], evidence))
+        drafts.discard(state.get("candidate_ref"))
         return {
-            "candidate": message_text(reply).strip(),
+            "candidate_ref": drafts.put(candidate=message_text(reply).strip()),
             "attempts": state.get("attempts", 0) + 1,
             "timings": add_timing(state, "generation", time.perf_counter() - started),
         }

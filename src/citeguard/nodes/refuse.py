@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from citeguard.context import Context
+from citeguard.drafts import drafts
 from citeguard.evidence import public_validation
 from citeguard.prompts import REFUSAL
 from citeguard.state import RefusalReason, State
@@ -22,6 +23,7 @@ def refusal_reason(state: State) -> RefusalReason:
 
 def refuse(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     reason = refusal_reason(state)
+    drafts.discard(state.get("candidate_ref"))
     if runtime.stream_writer is not None:
         runtime.stream_writer({"event": "refused", "reason": reason})
     return {

@@ -12,7 +12,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from citeguard.context import Context, context_of
-from citeguard.evidence import build_citations, public_validation
+from citeguard.drafts import drafts
+from citeguard.evidence import build_citations, public_validation, redact_verdict
 from citeguard.nodes.generate import add_timing
 from citeguard.resources import Resources
 from citeguard.state import State
@@ -46,8 +47,9 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
             semantic_threshold=ctx.semantic_threshold,
             judge_threshold=ctx.judge_threshold,
         )
+        ref = state.get("candidate_ref")
         result = validate_answer(
-            state.get("candidate", ""),
+            drafts.get(ref).get("candidate", ""),
             [item["text"] for item in evidence],
             state["question"],
             settings,
@@ -56,13 +58,15 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
         )
         verdict = result.to_json()
         update: dict[str, Any] = {
-            "last_validation": verdict,
+            "last_validation": redact_verdict(verdict),
             "timings": add_timing(state, "validation", time.perf_counter() - started),
         }
         if verdict["passed"] and not verdict["is_refusal"]:
+            drafts.discard(ref)
             sentences = verdict["sentences"]
             citations = build_citations(sentences, evidence)
-            delivered: State = {**state, **update}  # type: ignore[typeddict-item]
+            # Validated: from here on the sentences may be shown, so keep them.
+            delivered: State = {**state, **update, "last_validation": verdict}  # type: ignore[typeddict-item]
             update.update(
                 answer=result.answer_text(),
                 status="answered",
@@ -81,6 +85,8 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
                             ],
                         }
                     )
+        else:
+            drafts.update(ref or "", feedback=verdict.get("feedback", ""))
         return update
 
     return validate
