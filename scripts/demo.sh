@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh local-llm
 venv="${CITEGUARD_VENV:-.venv}"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-corpus="src/citeguard/sample_corpus"
+corpus="src/citeguard/sample_corpus/docs"
 index=".citeguard-sample"
 "$venv/bin/citeguard" ingest "$corpus" --index "$index"
 echo

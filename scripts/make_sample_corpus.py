@@ -413,9 +413,7 @@ QUESTIONS: list[dict[str, object]] = [
         "doc": "lease.pdf",
         "question": "How soon must the landlord return the security deposit after move-out?",
         "answerable": True,
-        "gold_spans": [
-            "within 21 days after the Tenant moves out and returns all keys"
-        ],
+        "gold_spans": ["within 21 days after the Tenant moves out and returns all keys"],
         "reference_answer": "Within 21 days after the tenant moves out and returns all keys.",
     },
     {
@@ -436,8 +434,7 @@ QUESTIONS: list[dict[str, object]] = [
         "question": "How much notice must the landlord give before entering the apartment?",
         "answerable": True,
         "gold_spans": [
-            "the Landlord will give the Tenant at least 24 hours' written notice before "
-            "entering"
+            "the Landlord will give the Tenant at least 24 hours' written notice before entering"
         ],
         "reference_answer": "At least 24 hours' written notice, except in an emergency.",
     },
@@ -446,9 +443,7 @@ QUESTIONS: list[dict[str, object]] = [
         "doc": "lease.pdf",
         "question": "How much notice is needed to end the lease at the end of the term?",
         "answerable": True,
-        "gold_spans": [
-            "written notice at least 60 days before the last day of the Term"
-        ],
+        "gold_spans": ["written notice at least 60 days before the last day of the Term"],
         "reference_answer": "Written notice at least 60 days before the last day of the term.",
     },
     {
@@ -481,8 +476,7 @@ QUESTIONS: list[dict[str, object]] = [
         "question": "What notice must a landlord give before evicting for unpaid rent?",
         "answerable": True,
         "gold_spans": [
-            "For unpaid rent, the landlord must give a 14-day notice to pay the rent owed or "
-            "leave."
+            "For unpaid rent, the landlord must give a 14-day notice to pay the rent owed or leave."
         ],
         "reference_answer": "A 14-day notice to pay the rent owed or leave.",
     },
@@ -586,8 +580,8 @@ def build_lease() -> pymupdf.Document:
         raise RuntimeError("the lease's signature page must fit on one page")
     doc.insert_pdf(signature)
     total = doc.page_count
-    for index, page in enumerate(doc):
-        _decorate(page, LEASE_HEADER, f"Page {index + 1} of {total}")
+    for index in range(total):
+        _decorate(doc[index], LEASE_HEADER, f"Page {index + 1} of {total}")
     doc.set_page_labels([{"startpage": 0, "prefix": "", "style": "D", "firstpagenum": 1}])
     return doc
 
@@ -596,9 +590,9 @@ def _heading_pages(doc: pymupdf.Document, headings: list[str]) -> dict[str, int]
     """0-based page index of each heading in a rendered body."""
     found: dict[str, int] = {}
     for heading in headings:
-        for page in doc:
-            if heading in page.get_text():
-                found[heading] = page.number
+        for index in range(doc.page_count):
+            if heading in doc[index].get_text():
+                found[heading] = index
                 break
         else:
             raise RuntimeError(f"heading {heading!r} not found in the rendered guide")
@@ -613,7 +607,8 @@ def build_guide() -> pymupdf.Document:
         f'<h1 style="margin-top:180pt">{html.escape(GUIDE_TITLE)}</h1>'
         + f'<p class="center">{html.escape(GUIDE_PUBLISHER)}</p>'
         + '<p class="center">Second edition, 2025</p>'
-        + '<p class="center" style="margin-top:120pt">Free to copy and share for non-commercial use.</p>'
+        + '<p class="center" style="margin-top:120pt">'
+        + "Free to copy and share for non-commercial use.</p>"
     )
     contents_rows = "".join(
         f"<tr><td>{html.escape(h)}</td><td>{pages[h] + 1}</td></tr>" for h in headings
@@ -629,7 +624,8 @@ def build_guide() -> pymupdf.Document:
     for part in (cover, contents, body):
         doc.insert_pdf(part)
     front = 2
-    for index, page in enumerate(doc):
+    for index in range(doc.page_count):
+        page = doc[index]
         if index < front:
             _decorate(page, None if index == 0 else GUIDE_HEADER, _roman(index + 1))
         else:
@@ -667,7 +663,7 @@ def _save(doc: pymupdf.Document, path: Path, title: str) -> None:
 
 
 def gold_pages(doc: pymupdf.Document, spans: list[str]) -> list[int]:
-    page_texts = [normalize(page.get_text()) for page in doc]
+    page_texts = [normalize(doc[i].get_text()) for i in range(doc.page_count)]
     pages: set[int] = set()
     for span in spans:
         hits = [i + 1 for i, text in enumerate(page_texts) if normalize(span) in text]
@@ -681,8 +677,9 @@ def main(out_dir: Path = DEFAULT_OUT) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     docs = {"lease.pdf": build_lease(), "tenant_guide.pdf": build_guide()}
     titles = {"lease.pdf": LEASE_TITLE, "tenant_guide.pdf": GUIDE_TITLE}
+    (out_dir / "docs").mkdir(exist_ok=True)
     for name, doc in docs.items():
-        _save(doc, out_dir / name, titles[name])
+        _save(doc, out_dir / "docs" / name, titles[name])
     lines = []
     for question in QUESTIONS:
         spans = list(question["gold_spans"])  # type: ignore[call-overload]

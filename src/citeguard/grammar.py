@@ -22,7 +22,9 @@ final period, after a space, because that is where small models put them unpromp
 
 from __future__ import annotations
 
-REFUSAL_SENTENCE = "The document does not contain sufficient information to answer this question."
+from citeguard.validation.refusal import REFUSAL
+
+REFUSAL_SENTENCE = REFUSAL  # the one constant, re-exported under the grammar's name
 
 # Characters allowed in a word. Excluded: brackets (reserved for markers), whitespace (words
 # are separated by exactly one space), and sentence-ending punctuation ('.' is re-admitted

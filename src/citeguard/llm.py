@@ -46,7 +46,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import ConfigDict
 
 from citeguard.errors import ModelUnavailableError
-from citeguard.grammar import REFUSAL_SENTENCE
+from citeguard.prompts import JUDGE_QUESTION, JUDGE_SYSTEM_PROMPT
 
 logger = logging.getLogger(__name__)
 
@@ -441,62 +441,7 @@ def build_chat_model(spec: str = "local", **kwargs: Any) -> BaseChatModel:
         ) from exc
 
 
-# --------------------------------------------------------------------------- prompts
-# The lead moves this text to prompts.py; it lives here until then.
-
-CITATION_SYSTEM_PROMPT = (
-    "You answer questions using only the numbered sources given. End every sentence with the "
-    "marker of the source that supports it, like [1] or [2]. Copy facts, numbers and dates "
-    "exactly as the sources state them. If the sources do not answer the question, reply "
-    f'exactly: "{REFUSAL_SENTENCE}"'
-)
-
-
-def format_sources(sources: Sequence[str]) -> str:
-    """Number the sources as ``[1] ...`` blocks, one blank line apart."""
-    return "\n\n".join(f"[{i}] {text.strip()}" for i, text in enumerate(sources, start=1))
-
-
-def format_question_message(question: str, sources: Sequence[str]) -> HumanMessage:
-    """The user turn: numbered sources, then the question."""
-    return HumanMessage(content=f"Sources:\n{format_sources(sources)}\n\nQuestion: {question}")
-
-
-def few_shot_messages() -> list[BaseMessage]:
-    """Two worked examples as earlier chat turns: a cited answer, then a refusal.
-
-    They use a gym membership contract, unrelated to any test corpus, so the model learns the
-    shape without copying facts. Without them the 1.5B model cites wrong sources more often.
-    """
-    gym_sources = [
-        "The monthly membership fee is $45, charged on the 5th day of each month.",
-        "Members may cancel with 30 days' written notice delivered to the front desk.",
-    ]
-    return [
-        format_question_message("How much is the fee and how can I cancel?", gym_sources),
-        AIMessage(
-            content="The membership fee is $45 per month, charged on the 5th day of each "
-            "month [1]. A member may cancel with 30 days' written notice delivered to the "
-            "front desk [2]."
-        ),
-        format_question_message("Is there a discount for students?", gym_sources),
-        AIMessage(content=REFUSAL_SENTENCE),
-    ]
-
-
-def citation_messages(question: str, sources: Sequence[str]) -> list[BaseMessage]:
-    """System prompt, the two examples, and the question over ``sources``."""
-    return [
-        SystemMessage(content=CITATION_SYSTEM_PROMPT),
-        *few_shot_messages(),
-        format_question_message(question, sources),
-    ]
-
-
 # --------------------------------------------------------------------------- judge
-
-JUDGE_SYSTEM_PROMPT = "You check whether a claim is supported by evidence."
-JUDGE_QUESTION = "Does the EVIDENCE fully support the CLAIM? Answer Yes or No."
 
 
 def _judge_messages(claim: str, evidence: str) -> list[dict[str, str]]:

@@ -11,6 +11,8 @@ __all__ = [
     "REFUSAL",
     "SYSTEM_PROMPT",
     "REGENERATION_RULES",
+    "JUDGE_SYSTEM_PROMPT",
+    "JUDGE_QUESTION",
     "format_sources",
     "answer_messages",
     "regeneration_messages",
@@ -31,29 +33,34 @@ source says in its own words, and cite that source. If no source states the answ
 exactly: {REFUSAL}"""
 
 # Two worked examples, given as earlier chat turns: small models follow a shown pattern far
-# more reliably than a described one (measured in ../shared/MODELS.md).
+# more reliably than a described one (../shared/MODELS.md). They come from an unrelated
+# domain (a gym contract) so the model learns the shape without borrowing the wording, and
+# the answer cites the second source too: this model otherwise cites [1] wherever the
+# evidence is.
 _EXAMPLE_SOURCES = [
     {
-        "doc": "office-lease.pdf",
-        "printed_page": "2",
-        "text": "3. RENT. Tenant shall pay monthly rent of $2,400 on the first day of each "
-        "month. A late charge of $75 applies to any payment received after the fifth day.",
+        "doc": "gym-membership.pdf",
+        "printed_pages": ["2", "2"],
+        "text": "4. FEES. The monthly membership fee is $45, charged on the 5th day of each month.",
     },
     {
-        "doc": "office-lease.pdf",
-        "printed_page": "4",
-        "text": "9. ALTERATIONS. Tenant shall not make alterations to the premises without "
-        "the prior written consent of Landlord.",
+        "doc": "gym-membership.pdf",
+        "printed_pages": ["3", "3"],
+        "text": "7. CANCELLATION. Members may cancel with 30 days' written notice delivered "
+        "to the front desk.",
     },
 ]
 _EXAMPLES: list[tuple[str, str]] = [
     (
-        "When is rent due and what is the late charge?",
-        "Rent of $2,400 is due on the first day of each month [1]. "
-        "A late charge of $75 applies to payments received after the fifth day [1].",
+        "How much is the fee and how can I cancel?",
+        "The membership fee is $45 per month, charged on the 5th day of each month [1]. "
+        "A member may cancel with 30 days' written notice delivered to the front desk [2].",
     ),
-    ("Who pays for the tenant's parking?", REFUSAL),
+    ("Is there a discount for students?", REFUSAL),
 ]
+
+JUDGE_SYSTEM_PROMPT = "You check whether a claim is supported by evidence."
+JUDGE_QUESTION = "Does the EVIDENCE fully support the CLAIM? Answer Yes or No."
 
 
 def format_sources(evidence: Sequence[dict[str, Any]]) -> str:

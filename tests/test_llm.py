@@ -1,0 +1,244 @@
+"""Local chat model plumbing: weight assembly, model specs, the LangChain wrapper, the judge.
+
+Unit tests replace llama.cpp with a recording fake; one integration test uses the real model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+from citeguard import llm
+from citeguard.errors import ModelUnavailableError
+from citeguard.grammar import REFUSAL_SENTENCE, citation_answer_grammar
+from citeguard.prompts import answer_messages
+from test_grammar import admits
+
+# ----------------------------------------------------------------------------- weights
+
+
+def _write_parts(folder: Path, chunks: list[bytes]) -> list[Path]:
+    paths = []
+    for i, chunk in enumerate(chunks, start=1):
+        path = folder / f"part{i:02d}.bin"
+        path.write_bytes(chunk)
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture
+def fake_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """Three small parts standing in for the 22 wheels; the cache goes to tmp_path."""
+    chunks = [b"GGUF" + b"a" * 1000, b"b" * 2000, b"c" * 10]
+    parts = _write_parts(tmp_path, chunks)
+    whole = b"".join(chunks)
+    monkeypatch.setenv("CITEGUARD_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(llm.GGUF_ENV_VAR, raising=False)
+    monkeypatch.setattr(llm, "_part_paths", lambda: parts)
+    monkeypatch.setattr(llm, "GGUF_SIZE", len(whole))
+    monkeypatch.setattr(llm, "GGUF_SHA256", hashlib.sha256(whole).hexdigest())
+    return whole
+
+
+def test_assembles_once_then_reuses(fake_parts: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = llm.ensure_local_gguf(progress=False)
+    assert path.read_bytes() == fake_parts
+    assert path.name == llm.GGUF_FILENAME
+    assert list(path.parent.iterdir()) == [path]  # no temporary file left behind
+
+    def no_parts() -> list[Path]:
+        raise AssertionError("the cached file should have been reused")
+
+    monkeypatch.setattr(llm, "_part_paths", no_parts)
+    assert llm.ensure_local_gguf(progress=False) == path
+
+
+def test_reassembles_a_file_of_the_wrong_size(fake_parts: bytes) -> None:
+    path = llm.ensure_local_gguf(progress=False)
+    path.write_bytes(b"truncated")
+    assert llm.ensure_local_gguf(progress=False).read_bytes() == fake_parts
+
+
+def test_corrupt_parts_leave_no_file(tmp_path: Path) -> None:
+    parts = _write_parts(tmp_path, [b"abc", b"def"])
+    target = tmp_path / "out" / "model.gguf"
+    wrong_hash = hashlib.sha256(b"abcdeX").hexdigest()
+    with pytest.raises(ModelUnavailableError, match="corrupt"):
+        llm.assemble_gguf(parts, target, 6, wrong_hash, progress=False)
+    assert list(target.parent.iterdir()) == []
+
+
+def test_missing_parts_name_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_module(name: str) -> Any:
+        raise ImportError(name)
+
+    monkeypatch.setattr(llm.importlib, "import_module", no_module)
+    with pytest.raises(ModelUnavailableError, match=re.escape("citeguard-rag[local-llm]")):
+        llm._part_paths()
+
+
+def test_explicit_and_environment_paths_win(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = tmp_path / "mine.gguf"
+    mine.write_bytes(b"GGUF")
+    other = tmp_path / "other.gguf"
+    other.write_bytes(b"GGUF")
+    monkeypatch.setenv(llm.GGUF_ENV_VAR, str(other))
+    assert llm.resolve_gguf_path(mine) == mine
+    assert llm.resolve_gguf_path() == other
+    monkeypatch.setenv(llm.GGUF_ENV_VAR, str(tmp_path / "absent.gguf"))
+    with pytest.raises(ModelUnavailableError, match=llm.GGUF_ENV_VAR):
+        llm.resolve_gguf_path()
+
+
+# ----------------------------------------------------------------------------- chat model
+
+
+class FakeLlama:
+    """Records create_chat_completion calls and answers with a fixed text."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.calls: list[dict[str, Any]] = []
+
+    def create_chat_completion(self, **kwargs: Any) -> Any:
+        self.calls.append(kwargs)
+        if kwargs.get("stream"):
+            words = self.answer.split(" ")
+            pieces = [w if i == 0 else " " + w for i, w in enumerate(words)]
+            return iter({"choices": [{"delta": {"content": p}}]} for p in pieces)
+        return {
+            "choices": [{"message": {"content": self.answer}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
+        }
+
+
+@pytest.fixture
+def fake_llama(monkeypatch: pytest.MonkeyPatch) -> FakeLlama:
+    fake = FakeLlama("Rent is $1,450 per month [1].")
+    monkeypatch.setattr(llm, "get_local_llama", lambda *args, **kwargs: fake)
+    # The fake has no vocabulary to parse grammars with; keep the text to check it arrived.
+    monkeypatch.setattr(llm, "compile_grammar", lambda grammar, llama=None: f"compiled:{grammar}")
+    return fake
+
+
+def test_chat_model_maps_roles_and_decodes_greedily(fake_llama: FakeLlama) -> None:
+    model = llm.local_chat_model(max_tokens=64)
+    reply = model.invoke(
+        [SystemMessage("sys"), HumanMessage("q"), AIMessage("a"), HumanMessage("q2")]
+    )
+    assert reply.content == "Rent is $1,450 per month [1]."
+    assert reply.usage_metadata is not None and reply.usage_metadata["output_tokens"] == 3
+    call = fake_llama.calls[0]
+    assert [m["role"] for m in call["messages"]] == ["system", "user", "assistant", "user"]
+    assert call["temperature"] == 0.0
+    assert call["max_tokens"] == 64
+    assert call["grammar"] is None
+
+
+def test_grammar_per_call_overrides_the_default(fake_llama: FakeLlama) -> None:
+    model = llm.local_chat_model(grammar='root ::= "x"')
+    model.invoke("q")
+    model.invoke("q", grammar='root ::= "y"')
+    model.bind(grammar='root ::= "z"').invoke("q")
+    assert [c["grammar"] for c in fake_llama.calls] == [
+        'compiled:root ::= "x"',
+        'compiled:root ::= "y"',
+        'compiled:root ::= "z"',
+    ]
+
+
+def test_stream_yields_the_answer_in_pieces(fake_llama: FakeLlama) -> None:
+    chunks = list(llm.local_chat_model().stream("q", grammar="g"))
+    assert len(chunks) > 1
+    assert "".join(str(c.content) for c in chunks) == fake_llama.answer
+    assert fake_llama.calls[0]["grammar"] == "compiled:g"
+
+
+def test_build_chat_model_specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    local = llm.build_chat_model("local")
+    assert isinstance(local, llm.LocalLlamaChatModel) and local.model_path is None
+    custom = llm.build_chat_model(f"local:{tmp_path / 'm.gguf'}")
+    assert isinstance(custom, llm.LocalLlamaChatModel)
+    assert custom.model_path == str(tmp_path / "m.gguf")
+    with pytest.raises(ValueError, match="provider:model"):
+        llm.build_chat_model("gpt-4o-mini")
+    # Without LangChain's init_chat_model the error names what to install.
+    monkeypatch.setitem(sys.modules, "langchain.chat_models", None)
+    with pytest.raises(ModelUnavailableError, match="pip install langchain langchain-ollama"):
+        llm.build_chat_model("ollama:qwen2.5:7b")
+
+
+def test_build_chat_model_passes_provider_and_zero_temperature(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_init_chat_model(model: str, **kwargs: Any) -> Any:
+        seen.update(model=model, **kwargs)
+        return "a chat model"
+
+    module = type(sys)("langchain.chat_models")
+    module.init_chat_model = fake_init_chat_model  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "langchain", type(sys)("langchain"))
+    monkeypatch.setitem(sys.modules, "langchain.chat_models", module)
+    assert llm.build_chat_model("ollama:qwen2.5:7b") == "a chat model"
+    assert seen == {"model": "qwen2.5:7b", "model_provider": "ollama", "temperature": 0}
+
+
+def test_few_shot_examples_follow_the_answer_shapes() -> None:
+    from citeguard.prompts import answer_messages
+
+    messages = answer_messages("Q?", [{"doc": "a.pdf", "printed_pages": ["1", "1"], "text": "x"}])
+    roles = [role for role, _ in messages]
+    assert roles == ["system", "human", "ai", "human", "ai", "human"]
+    answer, refusal = messages[2][1], messages[4][1]
+    assert refusal == REFUSAL_SENTENCE
+    # The worked answer is one the grammar admits, and it cites both sources shown.
+    assert admits(citation_answer_grammar(k=2), answer)
+    assert set(re.findall(r"\[(\d)\]", answer)) == {"1", "2"}
+    assert messages[-1][1] == "Sources:\n[1] a.pdf, page 1\nx\n\nQuestion: Q?"
+
+
+# ----------------------------------------------------------------------------- real model
+
+
+@pytest.mark.integration
+def test_real_model_answers_with_citations_and_judges_support() -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    try:
+        llm.get_local_llama()
+    except ModelUnavailableError as exc:
+        pytest.skip(f"local model weights are not installed: {exc}")
+
+    with pytest.raises(ValueError, match="rejected"):
+        llm.compile_grammar("root ::= undefined-rule")
+
+    rent = "The monthly rent is $1,450.00, payable on or before the first day of each month."
+    deposit = "The Landlord will return the security deposit within 21 days after move-out."
+    grammar = citation_answer_grammar(k=2)
+    started = time.perf_counter()
+    reply = llm.local_chat_model(max_tokens=60).invoke(
+        answer_messages(
+            "How soon is the deposit returned?",
+            [{"doc": "lease.pdf", "text": rent}, {"doc": "lease.pdf", "text": deposit}],
+        ),
+        grammar=grammar,
+    )
+    elapsed = time.perf_counter() - started
+    text = str(reply.content)
+    # The answer is in the second source.
+    assert admits(grammar, text), text
+    assert "21 days" in text and "[2]" in text, (text, elapsed)
+
+    supported = llm.support_probability("The deposit is returned within 21 days.", deposit)
+    changed_number = llm.support_probability("The deposit is returned within 45 days.", deposit)
+    assert supported > 0.5 > changed_number
