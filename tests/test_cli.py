@@ -1,0 +1,138 @@
+"""The command line, run in-process: ingest, search, remove, ask, graph and their errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pdf_factory import make_encrypted_pdf, make_sample_contract_pdf
+
+from citeguard import cli
+from citeguard.index.dense import HashingEmbedder
+
+
+@pytest.fixture()
+def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> HashingEmbedder:
+    """Ingest and search with a deterministic fake embedder instead of the real model."""
+    embedder = HashingEmbedder()
+    monkeypatch.setattr("citeguard.indexing.get_embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("citeguard.index.search.get_embedder", lambda *a, **k: embedder)
+    return embedder
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_help_explains_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("ingest", "search", "remove", "ask", "graph"):
+        assert command in out
+
+
+def test_ingest_reports_bad_files_and_indexes_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_sample_contract_pdf(docs / "contract.pdf")
+    make_encrypted_pdf(docs / "locked.pdf")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.7 this is not a pdf")
+    (docs / "notes.txt").write_bytes(b"caf\xe9 latin-1 bytes")
+    index = tmp_path / "index"
+
+    code, out, err = run_cli(capsys, "ingest", str(docs), "--index", str(index), "--json")
+    summary = json.loads(out)
+    assert code == cli.EXIT_PARTIAL
+    assert summary["added"] == 1
+    reasons = {Path(path).name: reason for path, reason in summary["skipped"]}
+    assert set(reasons) == {"locked.pdf", "broken.pdf", "notes.txt"}
+    assert "encrypted" in reasons["locked.pdf"]
+    assert "UTF-8" in reasons["notes.txt"]
+
+    # A second ingest of the same folder changes nothing.
+    code, out, _ = run_cli(
+        capsys, "ingest", str(docs / "contract.pdf"), "--index", str(index), "--json"
+    )
+    assert code == cli.EXIT_OK
+    assert json.loads(out)["unchanged"] == 1
+
+
+def test_search_json_has_the_documented_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any
+) -> None:
+    make_sample_contract_pdf(tmp_path / "contract.pdf")
+    index = str(tmp_path / "index")
+    assert run_cli(capsys, "ingest", str(tmp_path / "contract.pdf"), "--index", index)[0] == 0
+    code, out, _ = run_cli(capsys, "search", "rent", "--index", index, "--json", "--k", "3")
+    assert code == 0
+    results = json.loads(out)
+    assert 1 <= len(results) <= 3
+    assert set(results[0]) == {
+        "doc",
+        "chunk_id",
+        "pdf_pages",
+        "printed_pages",
+        "char_start",
+        "char_end",
+        "score",
+        "dense_score",
+        "lexical_score",
+        "text",
+    }
+    for mode in ("dense", "lexical"):
+        assert run_cli(capsys, "search", "rent", "--index", index, "--mode", mode)[0] == 0
+
+
+def test_remove_and_unknown_document_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any
+) -> None:
+    make_sample_contract_pdf(tmp_path / "contract.pdf")
+    index = str(tmp_path / "index")
+    run_cli(capsys, "ingest", str(tmp_path / "contract.pdf"), "--index", index)
+    code, _, err = run_cli(capsys, "search", "rent", "--index", index, "--doc", "nope.pdf")
+    assert code == cli.EXIT_ERROR
+    assert "not in the index: nope.pdf" in err
+    code, out, _ = run_cli(capsys, "remove", "contract.pdf", "--index", index)
+    assert code == 0 and "removed: contract.pdf" in out
+    code, out, _ = run_cli(capsys, "search", "rent", "--index", index)
+    assert "no results" in out
+
+
+def test_missing_index_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "search", "rent", "--index", str(tmp_path / "none"))
+    assert code == cli.EXIT_ERROR
+    assert "citeguard ingest" in err
+
+
+def test_graph_prints_the_six_nodes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "graph")
+    assert code == 0
+    for node in ("retrieve", "sufficiency_check", "generate", "validate", "regenerate", "refuse"):
+        assert node in out
+
+
+def test_format_answer_shows_page_and_quote() -> None:
+    text = cli.format_answer(
+        {
+            "answer": "Rent is due on the first [1].",
+            "status": "answered",
+            "citations": [
+                {
+                    "marker": 1,
+                    "doc": "lease.pdf",
+                    "pdf_page": 3,
+                    "printed_page": "1",
+                    "quote": "Rent is due on the first day.",
+                }
+            ],
+        }
+    )
+    assert '[1] lease.pdf, p. 1 (PDF page 3): "Rent is due on the first day."' in text

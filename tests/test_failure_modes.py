@@ -1,0 +1,67 @@
+"""Failure modes seen from the local 1.5B model, each caught by the strict validator."""
+
+from __future__ import annotations
+
+from citeguard.validation.refusal import REFUSAL
+from citeguard.validation.validator import ValidationSettings, validate_answer
+
+STRICT = ValidationSettings(level="strict")
+
+# A contract that says nothing about solicitation: the model still answered "Yes, ...".
+NO_SOLICIT_CLAUSE = (
+    "8. CONFIDENTIALITY. Each party shall keep the other party's Confidential Information "
+    "secret and use it only to perform this Agreement. These obligations survive termination "
+    "of this Agreement for three (3) years."
+)
+SOLICIT_QUESTION = "Is a party restricted from soliciting the other party's employees?"
+
+
+def test_placeholders_fail() -> None:
+    for answer in ("This Agreement expires on [n].", "The agreement was signed on [date] [1]."):
+        result = validate_answer(answer, [NO_SOLICIT_CLAUSE], "When does it expire?", STRICT)
+        assert not result.passed
+        assert "placeholder" in result.sentences[0].reasons or not result.sentences[0].supported
+
+
+def test_answer_about_a_clause_the_contract_lacks_fails() -> None:
+    answer = "Yes, a party is prohibited from soliciting the other party's employees [1]."
+    result = validate_answer(answer, [NO_SOLICIT_CLAUSE], SOLICIT_QUESTION, STRICT)
+    assert not result.passed
+    assert not result.sentences[0].supported
+
+
+def test_refusal_while_the_sources_hold_the_clause_triggers_regeneration() -> None:
+    sources = [
+        "12. ASSIGNMENT. Neither party may assign this Agreement without the prior written "
+        "consent of the other party.",
+        "13. NOTICES. Notices shall be given in writing to the addresses above.",
+        "14. GOVERNING LAW. This Agreement is governed by the laws of the State of Delaware.",
+    ]
+    result = validate_answer(
+        REFUSAL, sources, "Can a party assign this agreement without consent?", STRICT
+    )
+    assert result.is_refusal
+    assert "refusal_despite_strong_evidence" in result.triggers
+
+
+def test_date_taken_from_a_page_footer_fails() -> None:
+    # Running footers ("Filed 03/14/2019 - Page 4") are stripped at parsing, so the evidence
+    # the model saw in the source block has no such date; a date copied from elsewhere fails.
+    evidence = (
+        "2. TERM. This Agreement begins on the Effective Date and continues for two (2) years "
+        "unless terminated earlier under Section 9."
+    )
+    answer = "This Agreement begins on March 14, 2019 [1]."
+    result = validate_answer(answer, [evidence], "When does this agreement begin?", STRICT)
+    assert not result.passed
+    assert "number_not_in_evidence" in result.sentences[0].reasons
+
+
+def test_the_same_answers_pass_when_the_evidence_holds_them() -> None:
+    evidence = (
+        "15. NON-SOLICITATION. During the term, neither party shall solicit the other "
+        "party's employees for employment."
+    )
+    answer = "Yes, neither party shall solicit the other party's employees for employment [1]."
+    result = validate_answer(answer, [evidence], SOLICIT_QUESTION, STRICT)
+    assert result.passed, result.to_json()
