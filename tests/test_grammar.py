@@ -11,7 +11,12 @@ import re
 
 import pytest
 
-from citeguard.grammar import REFUSAL_SENTENCE, citation_answer_grammar, yes_no_grammar
+from citeguard.grammar import (
+    REFUSAL_SENTENCE,
+    citation_answer_grammar,
+    selection_grammar,
+    yes_no_grammar,
+)
 
 _TOKEN = re.compile(
     r'\s*(?:(?P<lit>"(?:\\.|[^"\\])*")|(?P<cls>\[(?:\\.|[^\]\\])*\])'
@@ -153,9 +158,33 @@ def llama_vocab():  # type: ignore[no-untyped-def]
 def test_llama_cpp_parses_the_grammars(llama_vocab) -> None:  # type: ignore[no-untyped-def]
     # LlamaGrammar.from_string does not parse in llama-cpp-python 0.3.x: build the sampler.
     llama_cpp, vocab = llama_vocab
-    grammars = [citation_answer_grammar(k) for k in (1, 4, 12)] + [yes_no_grammar()]
+    grammars = [citation_answer_grammar(k) for k in (1, 4, 12)] + [
+        yes_no_grammar(),
+        selection_grammar(["1.1", "1.2", "2.1"]),
+        selection_grammar([]),
+        citation_answer_grammar(4, allowed=[2, 3]),
+    ]
     for grammar in [*grammars, "root ::= undefined-rule"]:
         sampler = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode(), b"root")
         assert bool(sampler) == (grammar in grammars), grammar
         if sampler:
             llama_cpp.llama_sampler_free(sampler)
+
+
+def test_selection_grammar_admits_only_valid_ids() -> None:
+    grammar = selection_grammar(["1.1", "1.2", "2.1", "2.10"], max_ids=3)
+    for text in ("none", "1.1", "2.10", "1.2, 2.1", "1.1, 1.2, 2.1"):
+        assert admits(grammar, text), text
+    for text in ("3.1", "1.3", "0.1", "1.1,1.2", "1.1, 1.2, 2.1, 2.10", "None", "1.1 none", ""):
+        assert not admits(grammar, text), text
+    assert admits(selection_grammar([]), "none")
+    assert not admits(selection_grammar([]), "1.1")
+
+
+def test_citation_grammar_can_restrict_the_cited_sources() -> None:
+    grammar = citation_answer_grammar(4, allowed=[2, 3])
+    assert admits(grammar, "Rent is due monthly [2].")
+    assert admits(grammar, "Rent is due monthly [3][2].")
+    assert not admits(grammar, "Rent is due monthly [1].")
+    assert not admits(grammar, "Rent is due monthly [4].")
+    assert admits(grammar, REFUSAL_SENTENCE)

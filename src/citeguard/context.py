@@ -12,6 +12,7 @@ from typing import Any, Literal
 ValidationLevel = Literal["paper", "strict", "judge", "off"]
 RetrievalMode = Literal["hybrid", "dense", "lexical"]
 FusionMethod = Literal["minmax", "rrf"]
+GenerationStrategy = Literal["free", "evidence-first", "extractive"]
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -75,6 +76,13 @@ class Context:
         metadata=_doc(
             "Sufficiency floor: share of the question's content words that must occur in the "
             "retrieved evidence."
+        ),
+    )
+    generation_strategy: GenerationStrategy = field(
+        default="free",
+        metadata=_doc(
+            "free (the paper's cite-as-you-write), evidence-first (select source sentences, "
+            "then write from them) or extractive (the selected sentences are the answer)."
         ),
     )
     validation_level: ValidationLevel = field(

@@ -22,6 +22,8 @@ final period, after a space, because that is where small models put them unpromp
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from citeguard.validation.refusal import REFUSAL
 
 REFUSAL_SENTENCE = REFUSAL  # the one constant, re-exported under the grammar's name
@@ -38,17 +40,22 @@ def _gbnf_literal(text: str) -> str:
     return f'"{escaped}"'
 
 
-def _marker_rule(k: int) -> str:
-    numbers = " | ".join(_gbnf_literal(str(i)) for i in range(1, k + 1))
+def _marker_rule(k: int, allowed: Sequence[int] | None = None) -> str:
+    chosen = sorted(set(allowed)) if allowed else range(1, k + 1)
+    numbers = " | ".join(_gbnf_literal(str(i)) for i in chosen if 1 <= i <= k)
     return f'"[" ({numbers}) "]"'
 
 
-def citation_answer_grammar(k: int, max_sentences: int = 4) -> str:
+def citation_answer_grammar(
+    k: int, max_sentences: int = 4, allowed: Sequence[int] | None = None
+) -> str:
     """GBNF for an answer citing sources ``[1]``..``[k]``, or the exact refusal.
 
     Args:
         k: number of numbered sources shown to the model (markers 1..k are allowed).
         max_sentences: most answer sentences admitted (at least 1).
+        allowed: if given, only these source numbers may be cited (evidence-first writing
+            cites only the sources of the selected sentences).
 
     Returns:
         The grammar text, with ``root`` as the start rule.
@@ -75,7 +82,7 @@ def citation_answer_grammar(k: int, max_sentences: int = 4) -> str:
             'words ::= word (" " word)*',
             f'word ::= {_WORD_CHAR_CLASS}+ ("." {_WORD_CHAR_CLASS}+)*',
             "markers ::= marker+",
-            f"marker ::= {_marker_rule(k)}",
+            f"marker ::= {_marker_rule(k, allowed)}",
             "",
         ]
     )
@@ -84,3 +91,28 @@ def citation_answer_grammar(k: int, max_sentences: int = 4) -> str:
 def yes_no_grammar() -> str:
     """GBNF admitting exactly ``Yes`` or ``No`` (for yes/no judge prompts)."""
     return 'root ::= "Yes" | "No"\n'
+
+
+SELECTION_NONE = "none"
+
+
+def selection_grammar(ids: Sequence[str], max_ids: int = 4) -> str:
+    """GBNF admitting "none" or 1..max_ids distinct-looking sentence ids from ``ids``.
+
+    Only ids that exist can be produced, so a selection always points at real sentences.
+    """
+    if not ids:
+        return f"root ::= {_gbnf_literal(SELECTION_NONE)}\n"
+    if max_ids < 1:
+        raise ValueError(f"max_ids must be at least 1 (got {max_ids})")
+    more = ""
+    for _ in range(max_ids - 1):
+        more = f'(", " id {more})?' if more else '(", " id)?'
+    alternatives = " | ".join(_gbnf_literal(i) for i in ids)
+    return "\n".join(
+        [
+            f"root ::= {_gbnf_literal(SELECTION_NONE)} | id {more}".rstrip(),
+            f"id ::= {alternatives}",
+            "",
+        ]
+    )

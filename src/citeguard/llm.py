@@ -226,6 +226,11 @@ def _extra_buffer_types(enabled: bool) -> Iterator[None]:
         low_level.llama_model_default_params = original
 
 
+PROMPT_CACHE_ENV_VAR = "CITEGUARD_PROMPT_CACHE_MB"
+"""Size of llama.cpp's in-memory prompt (KV state) cache in MB; 0 turns it off."""
+DEFAULT_PROMPT_CACHE_MB = 1024
+
+
 @functools.lru_cache(maxsize=2)
 def _load_llama(path: str, n_ctx: int) -> Any:
     llama_cpp = _import_llama_cpp()
@@ -238,6 +243,12 @@ def _load_llama(path: str, n_ctx: int) -> Any:
             logits_all=False,
             verbose=False,
         )
+    cache_mb = int(os.environ.get(PROMPT_CACHE_ENV_VAR, DEFAULT_PROMPT_CACHE_MB))
+    if cache_mb > 0:
+        # Keeps the KV state of recent prompts: the fixed prefix (instructions + worked
+        # examples) is evaluated once, not per question, even when prompts alternate
+        # (selection, writing, judge).
+        llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=cache_mb << 20))
     _LOCKS[id(llama)] = threading.Lock()
     logger.info("loaded %s in %.1f s", Path(path).name, time.perf_counter() - started)
     return llama

@@ -98,3 +98,84 @@ def regeneration_messages(
     messages.append(("ai", previous))
     messages.append(("human", REGENERATION_RULES.format(feedback=feedback)))
     return messages
+
+
+# --------------------------------------------------------------------------- evidence-first
+
+SELECTION_SYSTEM_PROMPT = """You pick the sentences that answer a question about documents.
+The sources are split into numbered sentences like [2.3] (source 2, sentence 3).
+Reply with the ids of the sentences that directly answer the question, separated by
+commas, at most four, most relevant first. If no sentence answers it, reply: none"""
+
+_SELECTION_EXAMPLE_SOURCES = """[1] gym-membership.pdf, page 2
+[1.1] 4. FEES. The monthly membership fee is $45, charged on the 5th day of each month.
+[1.2] Fees already paid are not refundable.
+
+[2] gym-membership.pdf, page 3
+[2.1] The gym is open from 6 am to 10 pm every day.
+[2.2] 7. CANCELLATION. Members may cancel with 30 days' written notice delivered to the \
+front desk."""
+
+_SELECTION_EXAMPLES: list[tuple[str, str]] = [
+    ("How can a member cancel the membership?", "2.2"),
+    ("Is there a discount for students?", "none"),
+]
+
+WRITING_SYSTEM_PROMPT = f"""You answer a question using ONLY the given sentences from documents.
+Each sentence is labelled with its source marker, like [2]. Answer in one to three short
+sentences, each ending with the marker of the source it rests on. Keep the sentences' own
+words, numbers, dates and names. If the sentences do not answer the question, reply
+exactly: {REFUSAL}"""
+
+_WRITING_EXAMPLE = (
+    "Sentences:\n[2] 7. CANCELLATION. Members may cancel with 30 days' written notice "
+    "delivered to the front desk.\n\nQuestion: How can a member cancel the membership?",
+    "Members may cancel with 30 days' written notice delivered to the front desk [2].",
+)
+
+YES_NO_SYSTEM_PROMPT = """You answer a yes/no question from the given sentences only.
+Reply with one word: Yes or No."""
+
+SELECTION_RETRY = """The answer built from your previous selection was rejected:
+{feedback}
+Select again: pick only sentences that state the answer itself. If none does, reply: none"""
+
+
+def selection_messages(
+    question: str, numbered_sources: str, feedback: str | None = None
+) -> list[tuple[str, str]]:
+    """Messages for the selection step (fixed prefix first, identical across questions)."""
+    messages: list[tuple[str, str]] = [("system", SELECTION_SYSTEM_PROMPT)]
+    for example_question, example_reply in _SELECTION_EXAMPLES:
+        messages.append(
+            ("human", f"Sources:\n{_SELECTION_EXAMPLE_SOURCES}\n\nQuestion: {example_question}")
+        )
+        messages.append(("ai", example_reply))
+    messages.append(("human", f"Sources:\n{numbered_sources}\n\nQuestion: {question}"))
+    if feedback:
+        messages.append(("human", SELECTION_RETRY.format(feedback=feedback)))
+    return messages
+
+
+def writing_messages(
+    question: str, selected_sentences: str, previous: str | None = None, feedback: str | None = None
+) -> list[tuple[str, str]]:
+    """Messages for writing the answer from the selected sentences only."""
+    messages: list[tuple[str, str]] = [
+        ("system", WRITING_SYSTEM_PROMPT),
+        ("human", _WRITING_EXAMPLE[0]),
+        ("ai", _WRITING_EXAMPLE[1]),
+        ("human", f"Sentences:\n{selected_sentences}\n\nQuestion: {question}"),
+    ]
+    if previous is not None and feedback:
+        messages.append(("ai", previous))
+        messages.append(("human", REGENERATION_RULES.format(feedback=feedback)))
+    return messages
+
+
+def yes_no_messages(question: str, selected_sentences: str) -> list[tuple[str, str]]:
+    """Messages for the Yes/No lead of an extractive answer."""
+    return [
+        ("system", YES_NO_SYSTEM_PROMPT),
+        ("human", f"Sentences:\n{selected_sentences}\n\nQuestion: {question}"),
+    ]

@@ -69,23 +69,24 @@ class Resources:
         return self.searcher(ctx).embedder.embed_documents  # type: ignore[no-any-return]
 
     # -- generation ------------------------------------------------------------------
-    def generator(self, ctx: Context, n_sources: int) -> Any:
-        """The chat model for one generation over ``n_sources`` numbered sources.
+    def invoker(self, ctx: Context) -> Callable[[list[tuple[str, str]], str | None], str]:
+        """A function (messages, grammar) -> reply text for the run's chat model.
 
-        The local model is constrained per question by a grammar that admits only the exact
-        refusal or sentences ending in markers [1]..[n_sources]. Tagged ``nostream`` so raw
-        tokens never reach a client in any stream mode: only validated text is streamed.
+        The grammar (GBNF) constrains the local llama.cpp model per call; other models
+        ignore it. Tagged ``nostream`` so raw tokens never reach a client in any stream
+        mode: only validated text is streamed.
         """
-        model: Any
-        if self._chat_model is not None:
-            model = self._chat_model
-        else:
-            model = self._real_chat_model(ctx.model)
-            if _is_local(ctx.model):
-                from citeguard.grammar import citation_answer_grammar
+        local = self._chat_model is None and _is_local(ctx.model)
+        base = (
+            self._chat_model if self._chat_model is not None else self._real_chat_model(ctx.model)
+        )
 
-                model = model.bind(grammar=citation_answer_grammar(n_sources))
-        return model.with_config(tags=["nostream", "citeguard:generator"])
+        def invoke(messages: list[tuple[str, str]], grammar: str | None) -> str:
+            model = base.bind(grammar=grammar) if (local and grammar) else base
+            reply = model.with_config(tags=["nostream", "citeguard:generator"]).invoke(messages)
+            return message_text(reply).strip()
+
+        return invoke
 
     def _real_chat_model(self, spec: str) -> Any:
         with self._lock:
@@ -104,6 +105,14 @@ class Resources:
         from citeguard.llm import support_probability
 
         return support_probability
+
+
+def message_text(message: Any) -> str:
+    """The plain text of a chat model's reply (content may be a string or a list of parts)."""
+    content = getattr(message, "content", message)
+    if isinstance(content, list):
+        return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content)
+    return str(content)
 
 
 def _is_local(spec: str) -> bool:

@@ -6,12 +6,22 @@ in-process, behind the LangGraph server and under a checkpointer.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired
+
+from pydantic import ConfigDict, with_config
+
+# typing_extensions' TypedDict, not typing's: on Python < 3.12 pydantic (which builds the JSON
+# schemas the LangGraph server shows) refuses typing.TypedDict. ``use_attribute_docstrings``
+# turns each field's docstring into its "description" in /assistants/{id}/schemas.
+from typing_extensions import TypedDict
+
+_DESCRIBED = ConfigDict(use_attribute_docstrings=True)
 
 AnswerStatus = Literal["answered", "refused"]
 RefusalReason = Literal["insufficient_evidence", "validation_failed", "model_refused"]
 
 
+@with_config(_DESCRIBED)
 class Citation(TypedDict):
     """A citation a user can check: open ``doc`` at ``pdf_page`` and find ``quote``."""
 
@@ -33,6 +43,7 @@ class Citation(TypedDict):
     """End offset (exclusive) of the quote in the document's parsed text."""
 
 
+@with_config(_DESCRIBED)
 class InputState(TypedDict):
     """What a caller provides."""
 
@@ -42,6 +53,7 @@ class InputState(TypedDict):
     """Optional scope: only search these documents (file names as indexed)."""
 
 
+@with_config(_DESCRIBED)
 class OutputState(TypedDict, total=False):
     """What a caller gets back: a validated answer or the standardized refusal, never a draft."""
 
@@ -60,6 +72,7 @@ class OutputState(TypedDict, total=False):
     candidate's verdicts, without its text, when refused), supported_ratio and attempts."""
 
 
+@with_config(_DESCRIBED)
 class State(InputState, OutputState, total=False):
     """Full internal state."""
 
@@ -73,6 +86,8 @@ class State(InputState, OutputState, total=False):
     candidate_ref: str
     """Reference to the latest candidate in ``citeguard.drafts``. The candidate's text is
     never put in state: state can surface in stream modes before validation."""
+    selected_ids: list[str] | None
+    """Evidence-first strategies: the source sentence ids ("2.3") the model selected."""
     last_validation: dict[str, Any]
     """Verdicts of the latest candidate without its words (drives routing)."""
     attempts: int

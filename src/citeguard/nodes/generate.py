@@ -1,4 +1,4 @@
-"""generate: the citation-constrained first candidate (internal until validated)."""
+"""generate: the first candidate (internal until validated), by the run's strategy."""
 
 from __future__ import annotations
 
@@ -9,17 +9,9 @@ from langgraph.runtime import Runtime
 
 from citeguard.context import Context, context_of
 from citeguard.drafts import drafts
-from citeguard.prompts import answer_messages
+from citeguard.generation import generate_candidate
 from citeguard.resources import Resources
 from citeguard.state import State
-
-
-def message_text(message: Any) -> str:
-    """The plain text of a chat model's reply (content may be a string or a list of parts)."""
-    content = getattr(message, "content", message)
-    if isinstance(content, list):
-        return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content)
-    return str(content)
 
 
 def add_timing(state: State, stage: str, seconds: float) -> dict[str, float]:
@@ -35,11 +27,13 @@ def make_generate(resources: Resources) -> Any:
         if runtime.stream_writer is not None:
             runtime.stream_writer({"event": "generating", "sources": len(evidence)})
         started = time.perf_counter()
-        model = resources.generator(ctx, len(evidence))
-        reply = model.invoke(answer_messages(state["question"], evidence))
+        generated = generate_candidate(
+            ctx.generation_strategy, state["question"], evidence, resources.invoker(ctx)
+        )
         drafts.discard(state.get("candidate_ref"))
         return {
-            "candidate_ref": drafts.put(candidate=message_text(reply).strip()),
+            "candidate_ref": drafts.put(candidate=generated.candidate),
+            "selected_ids": generated.selected_ids,
             "attempts": state.get("attempts", 0) + 1,
             "timings": add_timing(state, "generation", time.perf_counter() - started),
         }

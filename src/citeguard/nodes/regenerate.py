@@ -9,8 +9,8 @@ from langgraph.runtime import Runtime
 
 from citeguard.context import Context, context_of
 from citeguard.drafts import drafts
-from citeguard.nodes.generate import add_timing, message_text
-from citeguard.prompts import regeneration_messages
+from citeguard.generation import generate_candidate
+from citeguard.nodes.generate import add_timing
 from citeguard.resources import Resources
 from citeguard.state import State
 
@@ -27,14 +27,18 @@ def make_regenerate(resources: Resources) -> Any:
                 {"event": "regenerating", "triggers": list(verdict.get("triggers", []))}
             )
         started = time.perf_counter()
-        model = resources.generator(ctx, len(evidence))
-        messages = regeneration_messages(
-            state["question"], evidence, draft.get("candidate", ""), feedback
+        generated = generate_candidate(
+            ctx.generation_strategy,
+            state["question"],
+            evidence,
+            resources.invoker(ctx),
+            previous=draft.get("candidate", ""),
+            feedback=feedback,
         )
-        reply = model.invoke(messages)
         drafts.discard(state.get("candidate_ref"))
         return {
-            "candidate_ref": drafts.put(candidate=message_text(reply).strip()),
+            "candidate_ref": drafts.put(candidate=generated.candidate),
+            "selected_ids": generated.selected_ids,
             "attempts": state.get("attempts", 0) + 1,
             "regenerations": state.get("regenerations", 0) + 1,
             "timings": add_timing(state, "generation", time.perf_counter() - started),
