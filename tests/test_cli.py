@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pdf_factory import make_encrypted_pdf, make_sample_contract_pdf
 
 from citeguard import cli
 from citeguard.index.dense import HashingEmbedder
+from pdf_factory import make_encrypted_pdf, make_sample_contract_pdf
 
 
 @pytest.fixture()
