@@ -115,6 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("graph", help="print the answer graph as Mermaid")
+
+    from citeguard.evaluation.cli_eval import add_eval_parser
+
+    add_eval_parser(sub)
     return parser
 
 
@@ -257,7 +261,14 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from citeguard.evaluation.cli_eval import run_eval
+
+    return run_eval(args)
+
+
 COMMANDS = {
+    "eval": _cmd_eval,
     "ingest": _cmd_ingest,
     "search": _cmd_search,
     "remove": _cmd_remove,

@@ -545,3 +545,17 @@ def support_probabilities(
         claim, evidence = items[i]
         scores[i] = support_probability(claim, evidence, model_path=model_path)
     return scores
+
+
+def enable_generation_cache(path: str | Path) -> None:
+    """Reuse identical chat-model calls (same model, prompt and grammar) from an SQLite file.
+
+    For evaluation: decoding is greedy, so a repeated call returns what the model would say
+    again, and ablation variants that share a first generation (validation levels, say)
+    compute it once. Not used on the answer path.
+    """
+    from langchain_community.cache import SQLiteCache
+    from langchain_core.globals import set_llm_cache
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    set_llm_cache(SQLiteCache(database_path=str(path)))

@@ -64,9 +64,7 @@ def _parse_line(raw: dict[str, Any], where: str) -> Question:
     pages = raw.get("gold_pages") or []
     if not all(isinstance(p, int) and p >= 1 for p in pages):
         raise DatasetError(f"{where}: gold_pages must be 1-based integers")
-    known = {
-        "id", "question", "doc", "answerable", "gold_spans", "gold_pages", "reference_answer"
-    }
+    known = {"id", "question", "doc", "answerable", "gold_spans", "gold_pages", "reference_answer"}
     reference = raw.get("reference_answer") or ""
     if isinstance(reference, list):
         reference = "; ".join(str(r) for r in reference)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
@@ -33,3 +34,29 @@ def covered_share(span: str, text: str) -> float:
 
 def span_overlaps(span: str, text: str, min_share: float = 0.5) -> bool:
     return covered_share(span, text) >= min_share
+
+
+def covered_fraction(span: str, texts: Sequence[str], min_run: int = 20) -> float:
+    """Share of the span's normalized characters found in any of ``texts``.
+
+    Unlike :func:`covered_share` (one contiguous run in one text), this is the union over
+    all texts of every common run of at least ``min_run`` normalized characters (or the
+    whole span when it is shorter), so a span split across two adjacent chunks counts in
+    full. Runs shorter than ``min_run`` are ignored: short runs of letters match by chance.
+    """
+    s = normalize_for_matching(span)
+    if not s:
+        return 0.0
+    covered = bytearray(len(s))
+    shortest = min(min_run, len(s))
+    for text in texts:
+        t = normalize_for_matching(text)
+        if not t:
+            continue
+        if s in t:
+            return 1.0
+        matcher = SequenceMatcher(None, s, t, autojunk=False)
+        for start, _, size in matcher.get_matching_blocks():
+            if size >= shortest:
+                covered[start : start + size] = b"\x01" * size
+    return sum(covered) / len(s)

@@ -1,0 +1,246 @@
+"""``citeguard eval DATASET --out DIR``: the evaluation command.
+
+Wired into the main CLI with :func:`add_eval_parser` and :func:`run_eval`; also runnable
+on its own as ``python -m citeguard.evaluation.cli_eval DATASET --out DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from citeguard.context import Context
+from citeguard.errors import CiteGuardError
+from citeguard.evaluation.ablations import ABLATIONS, ALIASES, chunk_settings, run_ablation
+from citeguard.evaluation.harness import DEFAULT_CACHE_DIR, EvalConfig, run_evaluation
+from citeguard.evaluation.metrics import JUDGE_THRESHOLD
+from citeguard.evaluation.report import percent
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+
+HEADLINE = (
+    "hit@k",
+    "answer_accuracy",
+    "citation_validity",
+    "evidence_support_rate",
+    "hallucination_rate",
+    "true_refusal_rate",
+    "false_refusal_rate",
+)
+
+
+def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``eval`` sub-command to the main CLI's subparsers."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "eval",
+        help="measure answers on a labelled dataset (the paper's metrics)",
+        description="Run every question of a labelled dataset (docs/ + questions.jsonl) through "
+        "the answer graph and write DIR/results.jsonl (one line per question, appended as it "
+        "finishes; a re-run resumes), DIR/summary.json and DIR/report.md. Metric definitions: "
+        "docs/metrics.md.",
+    )
+    configure_eval_parser(p)
+    return p
+
+
+def configure_eval_parser(p: argparse.ArgumentParser) -> None:
+    defaults = Context()
+    p.add_argument(
+        "dataset", type=Path, metavar="DATASET", help="folder with docs/ and questions.jsonl"
+    )
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
+    p.add_argument(
+        "--limit", type=int, default=None, metavar="N", help="only the first N questions"
+    )
+    ablations = sorted(set(ABLATIONS) | set(ALIASES))
+    p.add_argument(
+        "--ablate",
+        metavar="NAME",
+        default=None,
+        help=f"run the variants of one ablation ({', '.join(ABLATIONS)}), each in DIR/<variant>, "
+        "and write a comparison table with charts to DIR/report.md",
+        choices=ablations,
+    )
+    s = p.add_argument_group("settings (default: the paper's configuration)")
+    s.add_argument("--model", default=None, help=f"chat model ({defaults.model})")
+    s.add_argument(
+        "--validation-level",
+        choices=["paper", "strict", "judge", "off"],
+        default=None,
+        help=f"validator level ({defaults.validation_level}); off delivers the first candidate "
+        "unchecked (evaluation only)",
+    )
+    s.add_argument(
+        "--strategy",
+        choices=["free", "evidence-first", "extractive"],
+        default=None,
+        help=f"generation strategy ({defaults.generation_strategy})",
+    )
+    s.add_argument(
+        "--mode",
+        choices=["hybrid", "dense", "lexical"],
+        default=None,
+        help=f"retrieval mode ({defaults.retrieval_mode})",
+    )
+    s.add_argument("--alpha", type=float, default=None, help=f"dense weight ({defaults.alpha})")
+    s.add_argument("--top-k", type=int, default=None, help=f"retrieved chunks ({defaults.top_k})")
+    s.add_argument(
+        "--context-k",
+        type=int,
+        default=None,
+        help=f"chunks given to the model ({defaults.context_k})",
+    )
+    s.add_argument(
+        "--max-regenerations",
+        type=int,
+        default=None,
+        help=f"regenerations before refusing ({defaults.max_regenerations})",
+    )
+    s.add_argument(
+        "--rerank",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="heuristic reranker (off)",
+    )
+    s.add_argument(
+        "--embedding-model", default=None, help="all-MiniLM-L6-v2 (default) or all-mpnet-base-v2"
+    )
+    s.add_argument(
+        "--chunk-tokens",
+        type=int,
+        default=None,
+        help="chunk size in tokens (600; overlap a fifth of it)",
+    )
+    i = p.add_argument_group("index and judge")
+    i.add_argument(
+        "--index-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"index to use and update (default: a cached index per dataset, embedding model "
+        f"and chunk settings under {DEFAULT_CACHE_DIR}/)",
+    )
+    i.add_argument(
+        "--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="root of the cached indexes"
+    )
+    i.add_argument(
+        "--docs-suffix",
+        default=None,
+        choices=[".pdf", ".txt", ".md", "pdf", "txt", "md"],
+        help="which document files to index (default: the PDF when there is one, else the text)",
+    )
+    i.add_argument(
+        "--no-judge",
+        action="store_true",
+        help="skip the independent judge (citation recall/precision and unsupported "
+        "hallucination are recorded as null)",
+    )
+    i.add_argument(
+        "--judge-threshold",
+        type=float,
+        default=JUDGE_THRESHOLD,
+        help=f"judge P(supported) counted as supported ({JUDGE_THRESHOLD})",
+    )
+    i.add_argument(
+        "--no-generation-cache",
+        action="store_true",
+        help="do not reuse identical model calls across runs and variants (the cache is an "
+        "SQLite file in the cache dir; decoding is deterministic, so reuse changes no result)",
+    )
+    i.add_argument("--fresh", action="store_true", help="discard earlier results in DIR")
+    i.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def config_from_args(args: argparse.Namespace) -> EvalConfig:
+    context = Context().with_overrides(
+        model=args.model,
+        validation_level=args.validation_level,
+        generation_strategy=args.strategy,
+        retrieval_mode=args.mode,
+        alpha=args.alpha,
+        top_k=args.top_k,
+        context_k=args.context_k,
+        max_regenerations=args.max_regenerations,
+        rerank=args.rerank,
+        embedding_model=args.embedding_model,
+    )
+    suffix = args.docs_suffix
+    if suffix and not suffix.startswith("."):
+        suffix = "." + suffix
+    return EvalConfig(
+        context=context,
+        chunk_settings=chunk_settings(args.chunk_tokens) if args.chunk_tokens else None,
+        docs_suffix=suffix,
+        judge=not args.no_judge,
+        judge_threshold=args.judge_threshold,
+    )
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Run ``citeguard eval`` from parsed arguments; prints the headline numbers."""
+    config = config_from_args(args)
+    if not args.no_generation_cache:
+        from citeguard.llm import enable_generation_cache
+
+        enable_generation_cache(Path(args.cache_dir) / "generations.sqlite")
+    options: dict[str, Any] = {
+        "limit": args.limit,
+        "index_dir": args.index_dir,
+        "cache_dir": args.cache_dir,
+        "fresh": args.fresh,
+        "progress": not args.no_progress,
+    }
+    if args.ablate:
+        if args.index_dir is not None and args.ablate in (
+            "chunk_size",
+            "chunk",
+            "chunks",
+            "embedding",
+        ):
+            print("citeguard: error: --index-dir cannot be shared by variants that need their own "
+                  "index (chunk size, embedding model)", file=sys.stderr)  # fmt: skip
+            return EXIT_ERROR
+        result = run_ablation(args.ablate, args.dataset, args.out, config, **options)
+        for variant in result["variants"]:
+            print(_headline(variant["label"], variant["summary"]))
+        print(f"report: {args.out / 'report.md'}")
+        return EXIT_OK
+    run = run_evaluation(args.dataset, args.out, config, **options)
+    print(_headline("summary", run.summary))
+    print(
+        f"{run.computed} questions run, {run.reused} reused; "
+        f"{run.summary['n_errors']} errors; report: {args.out / 'report.md'}"
+    )
+    return EXIT_OK
+
+
+def _headline(label: str, summary: dict[str, Any]) -> str:
+    parts = [f"{name}={percent(summary.get(name))}" for name in HEADLINE]
+    p50 = (summary.get("seconds_per_question") or {}).get("p50")
+    parts.append(f"p50={p50:.1f}s" if p50 is not None else "p50=n/a")
+    return f"{label}: " + " ".join(parts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="citeguard-eval", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true")
+    configure_eval_parser(parser)
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return run_eval(args)
+    except CiteGuardError as exc:
+        print(f"citeguard: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
