@@ -408,6 +408,7 @@ def local_chat_model(
 ) -> LocalLlamaChatModel:
     """A :class:`LocalLlamaChatModel`; cheap to create (the weights load once, on first use)."""
     return LocalLlamaChatModel(
+        cache=_generation_cache,
         model_path=str(model_path) if model_path else None,
         n_ctx=n_ctx,
         max_tokens=max_tokens,
@@ -548,14 +549,18 @@ def support_probabilities(
 
 
 def enable_generation_cache(path: str | Path) -> None:
-    """Reuse identical chat-model calls (same model, prompt and grammar) from an SQLite file.
+    """Reuse identical local-model calls (same prompt and grammar) from an SQLite file.
 
     For evaluation: decoding is greedy, so a repeated call returns what the model would say
     again, and ablation variants that share a first generation (validation levels, say)
-    compute it once. Not used on the answer path.
+    compute it once. Applies to local chat models built after this call; not used on the
+    answer path, and never to other (or fake) chat models.
     """
+    global _generation_cache
     from langchain_community.cache import SQLiteCache
-    from langchain_core.globals import set_llm_cache
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    set_llm_cache(SQLiteCache(database_path=str(path)))
+    _generation_cache = SQLiteCache(database_path=str(path))
+
+
+_generation_cache: Any = None
