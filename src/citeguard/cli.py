@@ -107,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="paper thresholds, strict (default) or strict + local entailment judge",
     )
+    p.add_argument(
+        "--strategy",
+        choices=["free", "evidence-first", "extractive"],
+        default=None,
+        help="generation strategy (default free; see README)",
+    )
     p.add_argument("--max-regenerations", type=int, default=None, help="retries (default 1)")
     p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default=None)
     p.add_argument("--json", action="store_true", help="print the output object as JSON")
@@ -245,6 +251,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         settings["max_regenerations"] = args.max_regenerations
     if args.mode:
         settings["retrieval_mode"] = args.mode
+    if args.strategy:
+        settings["generation_strategy"] = args.strategy
     result = answer(args.question, index=args.index, docs=args.doc, **settings)
     if args.json:
         print(json.dumps(result, indent=2))
