@@ -75,7 +75,7 @@ def g2() -> str:
         "Rent is due on the first day of each month [2]. A late fee of $75 applies [1][2].",
         "The deposit (two months' rent) is returned within 30 days [1]. It may be reduced "
         "for damage [2]. Interest is not paid [1].",
-        "Section 4.2 of the U.S lease applies [2].",
+        "Section 4.2 of the US lease applies [2].",
     ],
 )
 def test_admits_documented_shapes(g2: str, text: str) -> None:
@@ -105,6 +105,13 @@ def test_admits_documented_shapes(g2: str, text: str) -> None:
 )
 def test_rejects_other_text(g2: str, text: str) -> None:
     assert not admits(g2, text)
+
+
+def test_no_period_inside_words_and_at_most_three_markers(g2: str) -> None:
+    assert not admits(g2, "The late fee is $75 for any late payment._source: [2].")
+    assert not admits(g2, "Section 4.2 of the U.S lease applies [2].")
+    assert admits(g2, "The fee is $75 [1][2][1].")
+    assert not admits(g2, "The fee is $75 [1][2][1][2].")
 
 
 def test_marker_range_follows_k() -> None:

@@ -14,8 +14,9 @@ The answer grammar admits exactly:
       Rent is $1,450 per month [1]. It is due on the first day of each month [1][2].
 
 Inside the words, ``[``, ``]``, newlines, tabs, ``?`` and ``!`` never occur, and a ``.``
-only occurs between two word characters (``$1,450.00``, ``U.S``), so a sentence cannot end
-before its markers, and no placeholder (``[n]``), out-of-range marker (``[0]``, ``[k+1]``),
+only occurs before a digit (``$1,450.00``, ``Section 3.2``), so a sentence cannot end before
+its markers and cannot smuggle text past a period ("payment._source"); a sentence carries
+one to three markers, and no placeholder (``[n]``), out-of-range marker (``[0]``, ``[k+1]``),
 range (``[1-3]``) or list (``[1, 2]``) can be produced. The markers come right before the
 final period, after a space, because that is where small models put them unprompted.
 """
@@ -44,6 +45,17 @@ def _marker_rule(k: int, allowed: Sequence[int] | None = None) -> str:
     chosen = sorted(set(allowed)) if allowed else range(1, k + 1)
     numbers = " | ".join(_gbnf_literal(str(i)) for i in chosen if 1 <= i <= k)
     return f'"[" ({numbers}) "]"'
+
+
+MAX_MARKERS = 3
+
+
+def _optional_repeat(rule: str, times: int) -> str:
+    """GBNF for up to ``times`` more occurrences of ``rule``, nested: (rule (rule)?)?"""
+    out = ""
+    for _ in range(times):
+        out = f"({rule} {out})?" if out else f"({rule})?"
+    return out
 
 
 def citation_answer_grammar(
@@ -80,8 +92,10 @@ def citation_answer_grammar(
             f"answer ::= {answer}",
             'sentence ::= words " " markers "."',
             'words ::= word (" " word)*',
-            f'word ::= {_WORD_CHAR_CLASS}+ ("." {_WORD_CHAR_CLASS}+)*',
-            "markers ::= marker+",
+            f'word ::= {_WORD_CHAR_CLASS}+ ("." [0-9] {_WORD_CHAR_CLASS}*)*',
+            # At most MAX_MARKERS markers a sentence: an unbounded run let the model loop on
+            # "[2][3][4][1]..." until its token limit.
+            f"markers ::= marker {_optional_repeat('marker', MAX_MARKERS - 1)}".rstrip(),
             f"marker ::= {_marker_rule(k, allowed)}",
             "",
         ]

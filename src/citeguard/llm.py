@@ -59,7 +59,7 @@ GGUF_ENV_VAR = "CITEGUARD_GGUF"
 INSTALL_HINT = "pip install 'citeguard-rag[local-llm]'"
 
 DEFAULT_N_CTX = 4096
-DEFAULT_MAX_TOKENS = 512
+DEFAULT_MAX_TOKENS = 256  # four cited sentences fit easily; bounds a runaway decode
 _COPY_BLOCK = 8 * 1024 * 1024
 
 
