@@ -548,19 +548,25 @@ def support_probabilities(
     return scores
 
 
-def enable_generation_cache(path: str | Path) -> None:
-    """Reuse identical local-model calls (same prompt and grammar) from an SQLite file.
+@contextlib.contextmanager
+def generation_cache(path: str | Path) -> Iterator[None]:
+    """Within the block, reuse identical local-model calls (same prompt, grammar) from SQLite.
 
     For evaluation: decoding is greedy, so a repeated call returns what the model would say
     again, and ablation variants that share a first generation (validation levels, say)
-    compute it once. Applies to local chat models built after this call; not used on the
-    answer path, and never to other (or fake) chat models.
+    compute it once. Applies to local chat models built inside the block; never used on the
+    answer path, and never for other (or fake) chat models.
     """
     global _generation_cache
     from langchain_community.cache import SQLiteCache
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    previous = _generation_cache
     _generation_cache = SQLiteCache(database_path=str(path))
+    try:
+        yield
+    finally:
+        _generation_cache = previous
 
 
 _generation_cache: Any = None

@@ -183,11 +183,16 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Run ``citeguard eval`` from parsed arguments; prints the headline numbers."""
-    config = config_from_args(args)
-    if not args.no_generation_cache:
-        from citeguard.llm import enable_generation_cache
+    if args.no_generation_cache:
+        return _run_eval(args)
+    from citeguard.llm import generation_cache
 
-        enable_generation_cache(Path(args.cache_dir) / "generations.sqlite")
+    with generation_cache(Path(args.cache_dir) / "generations.sqlite"):
+        return _run_eval(args)
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
     options: dict[str, Any] = {
         "limit": args.limit,
         "index_dir": args.index_dir,
