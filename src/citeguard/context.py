@@ -131,4 +131,4 @@ def context_of(runtime: Any) -> Context:
         return ctx
     if isinstance(ctx, dict):
         return Context.from_mapping(ctx)
-    return ctx  # type: ignore[no-any-return]
+    return ctx

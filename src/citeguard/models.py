@@ -169,7 +169,7 @@ class SentenceTransformerEmbedder:
         self._tokenizer: Any = self._model.tokenizer
         # Read the model's window before touching the tokenizer: sentence-transformers may
         # derive max_seq_length from the tokenizer's model_max_length.
-        self.max_tokens = int(self._model.max_seq_length)
+        self.max_tokens = int(self._model.max_seq_length or 256)
         # We count and window long texts ourselves; silence the "longer than maximum" warning,
         # but keep the model's own truncation at its real window.
         self._tokenizer.model_max_length = 1_000_000

@@ -66,7 +66,7 @@ class Resources:
         if self._embed is not None:
             return self._embed
         # The index's own query embedder: one model in memory, and the same vector space.
-        return self.searcher(ctx).embedder.embed_documents  # type: ignore[no-any-return]
+        return self.searcher(ctx).embedder.embed_documents
 
     # -- generation ------------------------------------------------------------------
     def invoker(self, ctx: Context) -> Callable[[list[tuple[str, str]], str | None], str]:

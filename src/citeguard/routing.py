@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from langgraph.graph import END
-
 from citeguard.state import State
 
 
@@ -23,7 +21,7 @@ def after_validate(state: State) -> Literal["regenerate", "refuse", "__end__"]:
     """
     verdict = state.get("last_validation", {})
     if verdict.get("passed") and not verdict.get("is_refusal"):
-        return END
+        return "__end__"  # langgraph.graph.END, spelled out for the Literal type
     if verdict.get("is_refusal") and not verdict.get("triggers"):
         return "refuse"
     if state.get("regenerations", 0) < state.get("max_regenerations", 1):

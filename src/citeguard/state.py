@@ -73,7 +73,8 @@ class OutputState(TypedDict, total=False):
 
 
 @with_config(_DESCRIBED)
-class State(InputState, OutputState, total=False):
+# The output repeats the question as optional; the input requires it. Both hold at run time.
+class State(InputState, OutputState, total=False):  # type: ignore[misc]
     """Full internal state."""
 
     retrieved: list[dict[str, Any]]

@@ -7,7 +7,7 @@ anything else leaves only verdicts in state for routing (regenerate or refuse).
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
@@ -17,7 +17,7 @@ from citeguard.evidence import build_citations, public_validation, redact_verdic
 from citeguard.nodes.generate import add_timing
 from citeguard.resources import Resources
 from citeguard.state import State
-from citeguard.validation.validator import ValidationSettings, validate_answer
+from citeguard.validation.validator import ValidationLevel, ValidationSettings, validate_answer
 
 
 def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
@@ -45,7 +45,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
         settings = ValidationSettings(
             # "off" still measures with the paper's checks (for the ablation's numbers) but
             # delivers the candidate whatever they say.
-            level="paper" if unchecked else ctx.validation_level,
+            level="paper" if unchecked else cast(ValidationLevel, ctx.validation_level),
             lexical_threshold=ctx.lexical_threshold,
             semantic_threshold=ctx.semantic_threshold,
             judge_threshold=ctx.judge_threshold,
