@@ -235,11 +235,15 @@ DEFAULT_PROMPT_CACHE_MB = 1024
 def _load_llama(path: str, n_ctx: int) -> Any:
     llama_cpp = _import_llama_cpp()
     started = time.perf_counter()
+    threads = int(os.environ.get(THREADS_ENV_VAR) or os.cpu_count() or 1)
     with _extra_buffer_types(os.environ.get(EXTRA_BUFFERS_ENV_VAR) == "1"):
         llama = llama_cpp.Llama(
             model_path=path,
             n_ctx=n_ctx,
-            n_threads=int(os.environ.get(THREADS_ENV_VAR) or os.cpu_count() or 1),
+            n_threads=threads,
+            # Prompt evaluation uses n_threads_batch, which defaults to every core whatever
+            # n_threads says; keep both equal so CITEGUARD_LLAMA_THREADS really bounds it.
+            n_threads_batch=threads,
             logits_all=False,
             verbose=False,
         )
