@@ -109,6 +109,8 @@ def test_rejects_other_text(g2: str, text: str) -> None:
 
 def test_no_period_inside_words_and_at_most_three_markers(g2: str) -> None:
     assert not admits(g2, "The late fee is $75 for any late payment._source: [2].")
+    assert not admits(g2, "The fee does not grow with the days late.14.1 [2].")
+    assert admits(g2, "The fee of $1,450.00 is set by Section 14.1, clause 3.2.1 [2].")
     assert not admits(g2, "Section 4.2 of the U.S lease applies [2].")
     assert admits(g2, "The fee is $75 [1][2][1].")
     assert not admits(g2, "The fee is $75 [1][2][1][2].")
