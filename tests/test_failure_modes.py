@@ -65,3 +65,23 @@ def test_the_same_answers_pass_when_the_evidence_holds_them() -> None:
     answer = "Yes, neither party shall solicit the other party's employees for employment [1]."
     result = validate_answer(answer, [evidence], SOLICIT_QUESTION, STRICT)
     assert result.passed, result.to_json()
+
+
+def test_yes_no_lead_on_an_off_topic_sentence_fails() -> None:
+    evidence = (
+        "16. RIGHT OF FIRST REFUSAL. Before selling the Product to a third party, Supplier "
+        "shall first offer it to Distributor. Date: February 17, 2012 Title: CEO"
+    )
+    question = "Does a party have a right of first refusal?"
+    off_topic = validate_answer("Yes: Date: February 17, 2012 Title: CEO [1].", [evidence],
+                                question, STRICT)  # fmt: skip
+    assert not off_topic.passed
+    assert "yes_no_off_topic" in off_topic.sentences[0].reasons
+    on_topic = validate_answer(
+        "Yes: Before selling the Product to a third party, Supplier shall first offer it to "
+        "Distributor [1].",
+        [evidence],
+        question,
+        STRICT,
+    )
+    assert on_topic.passed, on_topic.to_json()

@@ -17,6 +17,8 @@ Levels (each includes the one before):
         with "Yes"/"No" whose only other words come from the question passes (a) when the
         cited source contains at least ``yes_no_question_coverage`` (0.5) of the
         question's content words, i.e. the source is about what was asked.
+        A sentence that opens with "Yes"/"No" must also share at least one content word
+        with the question ("yes_no_off_topic"): "Yes: Title: CEO [2]." answers nothing.
     (b) *Quantities.* Every number, date, amount, percentage and duration in the sentence
         must be stated by the cited evidence (see :mod:`citeguard.validation.grounding`).
     (c) *Best source.* If another given source covers the sentence's words better than the
@@ -226,6 +228,7 @@ REASON_TEXT: dict[str, str] = {
     "restates_question": "only restates the question; state what the source says",
     "content_not_in_evidence": "says things the cited source does not state",
     "yes_no_unsupported": "answers yes/no, but the cited source is not about the question",
+    "yes_no_off_topic": "answers yes/no with a sentence that is not about the question",
     "number_not_in_evidence": "states a number, date or amount that the cited source does not",
     "better_source_available": "cited a source while another source supports it better",
     "judge_unsupported": "is not supported by the cited source according to the judge",
@@ -360,6 +363,12 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
             reasons.append("yes_no_unsupported")
     else:
         reasons.append("restates_question")
+    if _YES_NO.match(claim) and not (sentence_token_set(claim) - {"yes", "no"}) & token_set(
+        ctx.question
+    ):
+        # "Yes: <a sentence about something else>" answers nothing: a yes/no answer must
+        # speak about the question's subject.
+        reasons.append("yes_no_off_topic")
     if unsupported_quantities(claim, ctx.evidence(cited)):
         reasons.append("number_not_in_evidence")
     return reasons, support
