@@ -16,9 +16,10 @@ The answer grammar admits exactly:
 Inside the words, ``[``, ``]``, newlines, tabs, ``?`` and ``!`` never occur, and a ``.``
 only occurs between two digits (``$1,450.00``, ``Section 3.2``), so a sentence cannot end
 before its markers and cannot run on past a period ("payment._source", "late.14.1"); a
-sentence carries one to three markers, and no placeholder (``[n]``), out-of-range marker (``[0]``, ``[k+1]``),
-range (``[1-3]``) or list (``[1, 2]``) can be produced. The markers come right before the
-final period, after a space, because that is where small models put them unprompted.
+sentence carries one to three markers, and no placeholder (``[n]``), out-of-range marker
+(``[0]``, ``[k+1]``), range (``[1-3]``) or list (``[1, 2]``) can be produced. The markers
+come right before the final period, after a space, because that is where small models put
+them unprompted.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def citation_answer_grammar(
             # A "." only inside a number ("$1,450.00", "3.2"): digit, dot, digit. Otherwise a
             # model that wants to end its sentence ("late.") would be pushed to run on past
             # the period ("late.14.1 [2].") instead of closing with its marker.
-            f"word ::= {_WORD_CHAR_CLASS}+ | {_WORD_CHAR_CLASS}* [0-9] (\".\" [0-9]+)+ "
+            f'word ::= {_WORD_CHAR_CLASS}+ | {_WORD_CHAR_CLASS}* [0-9] ("." [0-9]+)+ '
             f"{_WORD_CHAR_CLASS}*",
             # At most MAX_MARKERS markers a sentence: an unbounded run let the model loop on
             # "[2][3][4][1]..." until its token limit.
