@@ -18,6 +18,7 @@ evidence only evaluate the claim tokens (llama.cpp's KV cache is reused).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import hashlib
@@ -254,6 +255,9 @@ def _load_llama(path: str, n_ctx: int) -> Any:
         # (selection, writing, judge).
         llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=cache_mb << 20))
     _LOCKS[id(llama)] = threading.Lock()
+    # Free the model before interpreter teardown: llama_cpp's own finalizer can run after
+    # its C bindings are gone and print a spurious TypeError at exit.
+    atexit.register(llama.close)
     logger.info("loaded %s in %.1f s", Path(path).name, time.perf_counter() - started)
     return llama
 
