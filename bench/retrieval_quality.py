@@ -36,10 +36,14 @@ def evaluate(searcher, questions, k: int) -> dict[str, dict[str, float]]:
                     q.question, k=k, mode=mode, docs=q.scope(indexed) if scoped else None
                 )
                 if not scoped:
-                    hits = [h for h in hits if q.scope(indexed) is None
-                            or h.chunk.doc in (q.scope(indexed) or [])] or []
-                pages = {p for h in hits for p in range(h.chunk.pdf_pages[0],
-                                                        h.chunk.pdf_pages[1] + 1)}
+                    hits = [
+                        h
+                        for h in hits
+                        if q.scope(indexed) is None or h.chunk.doc in (q.scope(indexed) or [])
+                    ] or []
+                pages = {
+                    p for h in hits for p in range(h.chunk.pdf_pages[0], h.chunk.pdf_pages[1] + 1)
+                }
                 page_hits += bool(pages & set(q.gold_pages))
                 span_hits += any(
                     span_overlaps(s.text, h.chunk.text) for s in q.gold_spans for h in hits
