@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from algorithm1 import CONDITIONAL_EDGES, NODES, PLAIN_EDGES
 from citeguard.prompts import REFUSAL
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,21 +32,6 @@ SAMPLE_CORPUS = REPO / "src" / "citeguard" / "sample_corpus"
 ANSWERABLE = "What is the late fee if rent is paid late?"
 UNANSWERABLE = "Does the tenant have access to a swimming pool?"
 OUTPUT_KEYS = {"question", "answer", "status", "refusal_reason", "citations", "validation"}
-NODES = {"retrieve", "sufficiency_check", "generate", "validate", "regenerate", "refuse"}
-PLAIN_EDGES = {
-    ("__start__", "retrieve"),
-    ("retrieve", "sufficiency_check"),
-    ("generate", "validate"),
-    ("regenerate", "validate"),
-    ("refuse", "__end__"),
-}
-CONDITIONAL_EDGES = {
-    ("sufficiency_check", "generate"),
-    ("sufficiency_check", "refuse"),
-    ("validate", "__end__"),
-    ("validate", "regenerate"),
-    ("validate", "refuse"),
-}
 CUSTOM_EVENTS = {
     "retrieved",
     "insufficient_evidence",

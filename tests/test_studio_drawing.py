@@ -7,28 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from algorithm1 import CONDITIONAL_EDGES, NODES, PLAIN_EDGES
 from citeguard.cli import main as cli_main
 from citeguard.graph import compile_graph
 from citeguard.resources import Resources
 
 DRAWING = Path(__file__).resolve().parents[1] / "studio" / "graph.mmd"
 
-NODES = {"retrieve", "sufficiency_check", "generate", "validate", "regenerate", "refuse"}
-# Algorithm 1: plain edges for the fixed order, conditional edges for the two decisions.
-PLAIN_EDGES = {
-    ("__start__", "retrieve"),
-    ("retrieve", "sufficiency_check"),
-    ("generate", "validate"),
-    ("regenerate", "validate"),
-    ("refuse", "__end__"),
-}
-CONDITIONAL_EDGES = {
-    ("sufficiency_check", "generate"),
-    ("sufficiency_check", "refuse"),
-    ("validate", "__end__"),
-    ("validate", "regenerate"),
-    ("validate", "refuse"),
-}
 EDGE_LINE = re.compile(r"^\s*(\w+)\s+(-->|-\.->)\s+(\w+);\s*$")
 
 
