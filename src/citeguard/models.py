@@ -122,8 +122,12 @@ def _mpnet_path() -> Path:
 def _model_root(folder: Path) -> Path:
     if (folder / "config.json").exists():
         return folder
-    for sub in sorted(folder.rglob("config.json")):
-        return sub.parent
+    # A sentence-transformers folder is marked by modules.json; its submodules (1_Pooling/)
+    # have config.json files of their own, so never take the first config.json found.
+    for marker in ("modules.json", "config_sentence_transformers.json", "config.json"):
+        found = sorted(folder.rglob(marker), key=lambda p: len(p.parts))
+        if found:
+            return found[0].parent
     raise ModelUnavailableError(f"no sentence-transformers model found under {folder}")
 
 
