@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
+import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -115,3 +119,16 @@ def fake_resources(replies: Iterable[str], chunks: Sequence[Chunk] = LEASE_CHUNK
         embed=bag_of_words_embed,
         judge=lambda claim, evidence: 0.9,
     )
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def load_example(name: str) -> ModuleType:
+    """Import examples/<name>.py as a module (the examples are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

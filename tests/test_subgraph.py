@@ -3,10 +3,7 @@ and the SQLite thread-history example."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -15,7 +12,7 @@ from citeguard.graph import compile_graph
 from citeguard.index.dense import HashingEmbedder
 from citeguard.indexer_graph import IndexerContext, compile_indexer_graph
 from citeguard.prompts import REFUSAL
-from graph_fakes import fake_resources
+from graph_fakes import fake_resources, load_example
 from pdf_factory import make_sample_contract_pdf
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -23,15 +20,6 @@ RENT_Q = "When is the monthly rent due?"
 GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
 UNSUPPORTED = "The tenant must mow the lawn every Sunday afternoon [1]."
 INNER_NODES = {"retrieve", "sufficiency_check", "generate", "validate"}
-
-
-def load_example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_parent_graph_shares_question_and_answer_keys() -> None:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -16,21 +13,12 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from citeguard.graph import compile_graph
 from citeguard.prompts import REFUSAL
 from citeguard.tool import TOOL_NAME, make_answer_tool
-from graph_fakes import fake_resources
+from graph_fakes import fake_resources, load_example
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 RENT_Q = "When is the monthly rent due?"
 GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
 UNSUPPORTED = "The tenant must mow the lawn every Sunday afternoon [1]."
-
-
-def load_example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 class ScriptedToolCaller(GenericFakeChatModel):

@@ -7,14 +7,12 @@ on its own as ``python -m citeguard.evaluation.cli_eval DATASET --out DIR``.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from citeguard.context import Context
-from citeguard.errors import CiteGuardError
 from citeguard.evaluation.ablations import ABLATIONS, ALIASES, chunk_settings, run_ablation
 from citeguard.evaluation.harness import DEFAULT_CACHE_DIR, EvalConfig, run_evaluation
 from citeguard.evaluation.metrics import JUDGE_THRESHOLD
@@ -232,19 +230,10 @@ def _headline(label: str, summary: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="citeguard-eval", description=__doc__.splitlines()[0])
-    parser.add_argument("-v", "--verbose", action="store_true")
-    configure_eval_parser(parser)
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
-    try:
-        return run_eval(args)
-    except CiteGuardError as exc:
-        print(f"citeguard: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+    """``python -m citeguard.evaluation.cli_eval ARGS`` is ``citeguard eval ARGS``."""
+    from citeguard.cli import main as cli_main
+
+    return cli_main(["eval", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":  # pragma: no cover
