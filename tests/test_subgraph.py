@@ -15,7 +15,6 @@ from citeguard.prompts import REFUSAL
 from graph_fakes import fake_resources, load_example
 from pdf_factory import make_sample_contract_pdf
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 RENT_Q = "When is the monthly rent due?"
 GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
 UNSUPPORTED = "The tenant must mow the lawn every Sunday afternoon [1]."

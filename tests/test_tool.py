@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +14,6 @@ from citeguard.prompts import REFUSAL
 from citeguard.tool import TOOL_NAME, make_answer_tool
 from graph_fakes import fake_resources, load_example
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 RENT_Q = "When is the monthly rent due?"
 GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
 UNSUPPORTED = "The tenant must mow the lawn every Sunday afternoon [1]."
