@@ -109,6 +109,9 @@ class FakeLlama:
         self.answer = answer
         self.calls: list[dict[str, Any]] = []
 
+    def reset(self) -> None:
+        self.calls.append({"reset": True})
+
     def create_chat_completion(self, **kwargs: Any) -> Any:
         self.calls.append(kwargs)
         if kwargs.get("stream"):
@@ -154,6 +157,19 @@ def test_grammar_per_call_overrides_the_default(fake_llama: FakeLlama) -> None:
         'compiled:root ::= "y"',
         'compiled:root ::= "z"',
     ]
+
+
+def test_prompt_cache_off_drops_the_kv_cache_before_every_call(
+    fake_llama: FakeLlama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = llm.local_chat_model()
+    model.invoke("q")
+    assert fake_llama.calls[0].get("reset") is None, "reuse is on by default"
+    monkeypatch.setattr(llm, "_NO_KV_REUSE", {id(fake_llama)})
+    fake_llama.calls.clear()
+    model.invoke("q")
+    list(model.stream("q"))
+    assert [bool(c.get("reset")) for c in fake_llama.calls] == [True, False, True, False]
 
 
 def test_stream_yields_the_answer_in_pieces(fake_llama: FakeLlama) -> None:

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -223,10 +224,39 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
             "client": client,
             "assistant_id": assistant["assistant_id"],
             "log": log,
+            "url": url,
             "startup_s": time.perf_counter() - started,
         }
     finally:
         stop(process)
+
+
+def readme_block(language: str, must_contain: str) -> str:
+    """The README's fenced ``language`` code block that contains ``must_contain``."""
+    blocks = re.findall(rf"```{language}\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    matching = [block for block in blocks if must_contain in block]
+    assert len(matching) == 1, f"expected one {language} block with {must_contain!r}"
+    return matching[0]
+
+
+def run_readme_examples(url: str) -> tuple[dict[str, Any], str]:
+    """Run the README's curl and langgraph_sdk examples against the server at ``url``.
+
+    Returns the curl call's JSON output and what the Python example printed.
+    """
+    readme_url = "http://127.0.0.1:2024"
+    curl = readme_block("bash", "/runs/wait").replace(readme_url, url)
+    sdk = readme_block("python", "get_sync_client").replace(readme_url, url)
+    assert shutil.which("curl"), "curl is needed to run the README example"
+    curl_run = subprocess.run(
+        ["bash", "-c", curl], capture_output=True, text=True, timeout=RUN_TIMEOUT_S
+    )
+    assert curl_run.returncode == 0, curl_run.stderr
+    sdk_run = subprocess.run(
+        [sys.executable, "-c", sdk], capture_output=True, text=True, timeout=RUN_TIMEOUT_S
+    )
+    assert sdk_run.returncode == 0, sdk_run.stderr
+    return json.loads(curl_run.stdout), sdk_run.stdout
 
 
 def timed_wait(server: dict[str, Any], question: str) -> dict[str, Any]:
@@ -306,6 +336,13 @@ def test_server_end_to_end(server: dict[str, Any]) -> None:
     assert answered["refusal_reason"] is None
     assert answered["citations"] and all(c["quote"] for c in answered["citations"])
     assert "75" in answered["answer"]
+
+    # The README's curl and langgraph_sdk examples, as printed there (same question: the
+    # prompt is already in llama.cpp's cache, so each costs only the decoding).
+    assert ANSWERABLE in readme_block("bash", "/runs/wait")
+    curl_output, sdk_printed = run_readme_examples(server["url"])
+    assert curl_output["status"] == "answered" and "75" in curl_output["answer"], curl_output
+    assert "75" in sdk_printed, sdk_printed
 
     refused = timed_wait(server, UNANSWERABLE)
     assert set(refused) <= OUTPUT_KEYS

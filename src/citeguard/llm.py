@@ -228,7 +228,9 @@ def _extra_buffer_types(enabled: bool) -> Iterator[None]:
 
 
 PROMPT_CACHE_ENV_VAR = "CITEGUARD_PROMPT_CACHE_MB"
-"""Size of llama.cpp's in-memory prompt (KV state) cache in MB; 0 turns it off."""
+"""Size of llama.cpp's in-memory prompt (KV state) cache in MB. 0 turns KV reuse off
+entirely: no cache, and every call evaluates its whole prompt (the baseline of
+``bench/prompt_cache.py``)."""
 DEFAULT_PROMPT_CACHE_MB = 1024
 
 
@@ -249,7 +251,9 @@ def _load_llama(path: str, n_ctx: int) -> Any:
             verbose=False,
         )
     cache_mb = int(os.environ.get(PROMPT_CACHE_ENV_VAR, DEFAULT_PROMPT_CACHE_MB))
-    if cache_mb > 0:
+    if cache_mb <= 0:
+        _NO_KV_REUSE.add(id(llama))
+    else:
         # Keeps the KV state of recent prompts: the fixed prefix (instructions + worked
         # examples) is evaluated once, not per question, even when prompts alternate
         # (selection, writing, judge).
@@ -275,6 +279,20 @@ def get_local_llama(model_path: str | Path | None = None, n_ctx: int = DEFAULT_N
 
 def _lock_for(llama: Any) -> threading.Lock:
     return _LOCKS.setdefault(id(llama), threading.Lock())
+
+
+_NO_KV_REUSE: set[int] = set()
+"""Models loaded with the prompt cache off: their calls start from an empty KV cache."""
+
+
+def _drop_kv_cache_if_reuse_off(llama: Any) -> None:
+    """Drop the KV cache before a call when prompt reuse is off (call under the lock).
+
+    llama.cpp otherwise keeps the previous prompt's KV cache and re-evaluates only what
+    follows the longest shared prefix, which is itself a prompt cache.
+    """
+    if id(llama) in _NO_KV_REUSE:
+        llama.reset()
 
 
 _GRAMMARS: dict[tuple[int, str], Any] = {}
@@ -375,6 +393,7 @@ class LocalLlamaChatModel(BaseChatModel):
     ) -> ChatResult:
         llama, request = self._completion_kwargs(messages, stop, dict(kwargs))
         with _lock_for(llama):
+            _drop_kv_cache_if_reuse_off(llama)
             response = llama.create_chat_completion(**request)
         choice = response["choices"][0]
         usage = response.get("usage") or {}
@@ -398,6 +417,7 @@ class LocalLlamaChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         llama, request = self._completion_kwargs(messages, stop, dict(kwargs))
         with _lock_for(llama):
+            _drop_kv_cache_if_reuse_off(llama)
             for part in llama.create_chat_completion(stream=True, **request):
                 delta = part["choices"][0].get("delta", {}).get("content")
                 if not delta:
@@ -537,6 +557,7 @@ def support_probability(
         raise ValueError(f"judge prompt has {len(tokens)} tokens, over the {llama.n_ctx()} context")
     yes_id, no_id = _answer_token_ids(llama)
     with _lock_for(llama):
+        _drop_kv_cache_if_reuse_off(llama)
         logits = _next_token_logits(llama, tokens)
         yes, no = float(logits[yes_id]), float(logits[no_id])
     return 1.0 / (1.0 + math.exp(no - yes))
