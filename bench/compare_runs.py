@@ -13,7 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from citeguard.evaluation.metrics import summarize
+from citeguard.evaluation.dataset import load_questions
+from citeguard.evaluation.metrics import rescore, summarize
 
 METRICS = [
     "answer_accuracy",
@@ -21,6 +22,9 @@ METRICS = [
     "false_answer_rate",
     "true_refusal_rate",
     "hallucination_rate",
+    "unsupported_hallucination_rate",
+    "citation_recall",
+    "citation_precision",
     "citation_validity",
     "evidence_support_rate",
     "token_f1",
@@ -31,12 +35,16 @@ METRICS = [
 
 
 def load(run: Path) -> dict[str, dict]:
+    """A run's finished results by id, re-scored against its dataset's labels."""
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line]
-    return {row["id"]: row for row in rows}
+    rows = [row for row in rows if not row.get("error")]
+    dataset = json.loads((run / "summary.json").read_text())["dataset"]
+    questions = {q.id: q for q in load_questions(Path(dataset))}
+    return {row["id"]: rescore(row, questions[row["id"]]) for row in rows}
 
 
 def main(argv: list[str]) -> int:
-    runs = {Path(a).name: load(Path(a)) for a in argv}
+    runs = {a.rstrip("/"): load(Path(a)) for a in argv}
     common = set.intersection(*(set(r) for r in runs.values()))
     print(f"{len(common)} questions common to all runs\n")
     print("| run | " + " | ".join(METRICS) + " | p50 s |")

@@ -15,6 +15,7 @@ from citeguard.evaluation.metrics import (
     judge_citations,
     page_hit,
     percentile,
+    rescore,
     score_result,
     span_hit,
     summarize,
@@ -43,6 +44,14 @@ def test_span_hit() -> None:
     assert span_hit([most], [RENT])
     assert not span_hit(["rent" + " unrelated filler text here" * 3], [RENT])
     assert not span_hit([], [RENT])
+
+
+def test_short_spans_only_match_whole() -> None:
+    # Half of "NTL" is "nt", which nearly every text contains: a short span must be whole.
+    assert not span_hit(["NTL"], ["Tenant shall pay"])
+    assert not span_hit(["Vertex"], ["every vertical"])
+    assert span_hit(["NTL"], ["NTL Inc. shall pay"])
+    assert span_hit(["1,250"], [RENT])
 
 
 def test_page_hit() -> None:
@@ -187,6 +196,21 @@ def test_score_regeneration_flags() -> None:
     assert score_result(question(), accepted)["regeneration_accepted"] is True
     assert score_result(question(), rejected)["regeneration_accepted"] is False
     assert score_result(question(), state("x [1]."))["regenerated"] is False
+
+
+def test_rescore_recomputes_label_scores_and_keeps_model_scores() -> None:
+    q = question()
+    stale = {
+        "id": "q",
+        **state("Tenant may keep one cat [2]."),
+        "scores": {"correct": True, "grounded": True, "evidence_supported": "kept"},
+    }
+    scores = rescore(stale, q)["scores"]
+    assert scores["correct"] is False and scores["grounded"] is False
+    assert scores["hallucination"] is True
+    assert scores["evidence_supported"] == "kept"
+    error = {"id": "q", "error": "boom"}
+    assert rescore(error, q) == error
 
 
 # --------------------------------------------------------------------------- summary

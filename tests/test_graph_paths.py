@@ -144,6 +144,24 @@ def test_failed_candidate_leaves_no_trace_in_any_stream_mode(mode: str) -> None:
     assert "lawn" not in str(chunks)
 
 
+def test_failed_candidate_leaves_no_trace_in_stream_events() -> None:
+    """The server's "events" stream mode forwards astream_events: model start/end events
+    would carry the draft and the regeneration prompt (which quotes it)."""
+    import asyncio
+
+    resources = fake_resources([UNSUPPORTED, UNSUPPORTED])
+    graph = compile_graph(resources)
+
+    async def collect() -> list[Any]:
+        stream = graph.astream_events({"question": RENT_Q}, context=Context(), version="v2")
+        return [event async for event in stream]
+
+    events = asyncio.run(collect())
+    assert events, "the stream produced nothing"
+    assert not [e for e in events if e["event"].startswith("on_chat_model")]
+    assert "lawn" not in str(events)
+
+
 def test_messages_mode_would_show_an_untagged_model() -> None:
     """Control for the test above: the generator's tag is what keeps its tokens private."""
     from langgraph.graph import START, StateGraph

@@ -281,6 +281,16 @@ def stream_all_modes(server: dict[str, Any], question: str) -> list[tuple[str, A
     return events
 
 
+def model_call_events(server: dict[str, Any], question: str) -> list[Any]:
+    """The model-call events of an "events"-mode stream (the server's astream_events)."""
+    parts = server["client"].runs.stream(
+        None, "citeguard", input={"question": question}, stream_mode="events"
+    )
+    events = [part.data for part in parts if part.event == "events"]
+    assert events, "no events-mode parts"
+    return [e for e in events if str(e.get("event", "")).startswith(("on_chat_model", "on_llm"))]
+
+
 def message_texts(events: list[tuple[str, Any]]) -> list[str]:
     """Every non-empty text carried by a "messages" stream event (model tokens)."""
     texts = []
@@ -385,3 +395,6 @@ def test_server_end_to_end(server: dict[str, Any]) -> None:
     assert final["answer"] == REFUSAL
     # A candidate always carries [n] markers (the grammar requires them): none may appear.
     assert not MARKER.search(json.dumps([d for _, d in events])), "a draft leaked"
+
+    # "events" mode: the generator's calls (drafts, regeneration prompts) are not in it.
+    assert model_call_events(server, UNANSWERABLE) == []

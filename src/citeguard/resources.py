@@ -7,12 +7,14 @@ per CLI run or server process). Tests pass a ``Resources`` holding scripted fake
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from langchain_core.runnables.config import var_child_runnable_config
 
 from citeguard.context import Context
 
@@ -73,8 +75,11 @@ class Resources:
         """A function (messages, grammar) -> reply text for the run's chat model.
 
         The grammar (GBNF) constrains the local llama.cpp model per call; other models
-        ignore it. Tagged ``nostream`` so raw tokens never reach a client in any stream
-        mode: only validated text is streamed.
+        ignore it. The call runs without the graph's callbacks, so raw tokens and drafts
+        never reach a client in any stream mode: "messages" and the server's "events"
+        (astream_events) are fed by callbacks. Only validated text is streamed, by the
+        validate node. The ``nostream`` tag is a second guard for messages mode. (Tracers
+        such as LangSmith do not see these calls either.)
         """
         local = self._chat_model is None and _is_local(ctx.model)
         base = (
@@ -83,7 +88,8 @@ class Resources:
 
         def invoke(messages: list[tuple[str, str]], grammar: str | None) -> str:
             model = base.bind(grammar=grammar) if (local and grammar) else base
-            reply = model.with_config(tags=["nostream", "citeguard:generator"]).invoke(messages)
+            tagged = model.with_config(tags=["nostream", "citeguard:generator"])
+            reply = _without_run_callbacks(lambda: tagged.invoke(messages))
             return message_text(reply).strip()
 
         return invoke
@@ -105,6 +111,22 @@ class Resources:
         from citeguard.llm import support_probability
 
         return support_probability
+
+
+def _without_run_callbacks(call: Callable[[], Any]) -> Any:
+    """Run ``call`` outside the current run's callback context.
+
+    Inside a graph node, LangChain passes the run's callback manager (stream handlers,
+    astream_events, tracers) to every runnable through a context variable, and explicit
+    ``callbacks=[]`` is merged into it rather than replacing it. Clearing the variable in a
+    copied context is what detaches the call.
+    """
+
+    def detached() -> Any:
+        var_child_runnable_config.set(None)
+        return call()
+
+    return contextvars.copy_context().run(detached)
 
 
 def message_text(message: Any) -> str:

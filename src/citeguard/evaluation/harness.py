@@ -29,6 +29,7 @@ from citeguard.evaluation.metrics import (
     JUDGE_THRESHOLD,
     JudgeFn,
     judge_citations,
+    rescore,
     score_result,
     summarize,
 )
@@ -469,7 +470,9 @@ def run_evaluation(
             bar.close()
 
     errors = _errors_of(results_path, {q.id for q in questions} - set(done))
-    records = [done[q.id] for q in questions if q.id in done] + errors
+    # Label-dependent scores are recomputed from the stored states, so a finished run
+    # re-summarized after a metric fix needs no model call.
+    records = [rescore(done[q.id], q) for q in questions if q.id in done] + errors
     summary = build_summary(records, settings, settings_key, dataset, len(questions), config)
     write_json_atomic(out / SUMMARY_FILE, summary)
     from citeguard.evaluation.report import write_run_report

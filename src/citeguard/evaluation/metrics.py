@@ -271,6 +271,36 @@ def score_result(
         judgement: the independent judge's verdict on the delivered answer (None when the
             question was refused or the run has no judge).
     """
+    evidence = list(state.get("evidence") or [])
+    answer = str(state.get("answer") or "")
+    answered = state.get("status") == "answered"
+    scores = gold_scores(question, state)
+    if answered:
+        scores["citation_valid"] = citation_valid(answer, len(evidence))
+        scores["evidence_supported"] = evidence_supported(
+            answer, _texts(evidence), question.question, embed
+        )
+    else:
+        scores["citation_valid"] = scores["evidence_supported"] = None
+    if answered and judgement is not None:
+        scores["citation_recall"] = judgement.recall
+        scores["citation_precision"] = judgement.precision
+        scores["judge_unsupported"] = judgement.unsupported
+    else:
+        scores["citation_recall"] = scores["citation_precision"] = None
+        scores["judge_unsupported"] = None
+
+    regenerated = int(state.get("regenerations") or 0) > 0
+    scores["regenerated"] = regenerated
+    scores["regeneration_accepted"] = regenerated and bool(
+        (state.get("last_validation") or {}).get("passed")
+    )
+    return scores
+
+
+def gold_scores(question: Question, state: Mapping[str, Any]) -> dict[str, Any]:
+    """The scores that compare the final state with the labels (retrieval, correctness,
+    hallucination, token F1): no model needed, so finished runs can be re-scored."""
     retrieved = list(state.get("retrieved") or [])
     evidence = list(state.get("evidence") or [])
     answer = str(state.get("answer") or "")
@@ -311,30 +341,20 @@ def score_result(
     scores["token_f1_gold_spans"] = (
         best_token_f1(answer if answered else "", gold) if has_gold else None
     )
-
-    if answered:
-        scores["citation_valid"] = citation_valid(answer, len(evidence))
-        scores["evidence_supported"] = evidence_supported(
-            answer, _texts(evidence), question.question, embed
-        )
-        # Wrong: an answer to an unanswerable question, or one citing no gold evidence.
-        scores["hallucination"] = (not question.answerable) or grounded is False
-    else:
-        scores["citation_valid"] = scores["evidence_supported"] = scores["hallucination"] = None
-    if answered and judgement is not None:
-        scores["citation_recall"] = judgement.recall
-        scores["citation_precision"] = judgement.precision
-        scores["judge_unsupported"] = judgement.unsupported
-    else:
-        scores["citation_recall"] = scores["citation_precision"] = None
-        scores["judge_unsupported"] = None
-
-    regenerated = int(state.get("regenerations") or 0) > 0
-    scores["regenerated"] = regenerated
-    scores["regeneration_accepted"] = regenerated and bool(
-        (state.get("last_validation") or {}).get("passed")
-    )
+    # Wrong: an answer to an unanswerable question, or one citing no gold evidence.
+    scores["hallucination"] = ((not question.answerable) or grounded is False) if answered else None
     return scores
+
+
+def rescore(record: Mapping[str, Any], question: Question) -> dict[str, Any]:
+    """A results line with its label-dependent scores recomputed by today's metric code.
+
+    The model-dependent scores (evidence support, judge verdicts, regeneration) are kept
+    as recorded. Error lines are returned unchanged.
+    """
+    if record.get("error") or "scores" not in record:
+        return dict(record)
+    return {**record, "scores": {**record["scores"], **gold_scores(question, record)}}
 
 
 # --------------------------------------------------------------------------- a run
