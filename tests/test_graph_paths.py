@@ -210,3 +210,24 @@ def test_refusal_stream_reports_the_reason() -> None:
     )
     assert {"event": "refused", "reason": "validation_failed"} in events
     assert any(e["event"] == "regenerating" for e in events)
+
+
+def test_a_thread_starts_each_question_afresh() -> None:
+    """With a checkpointer, state persists between runs of a thread: the document scope and
+    the previous verdict must not carry over to the next question."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    graph = compile_graph(fake_resources([GOOD, GOOD]), checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "t1"}}
+    answered = graph.invoke({"question": RENT_Q}, thread, context=Context())
+    assert answered["status"] == "answered"
+
+    # Scoped to a document that is not indexed: insufficient evidence, and the verdict
+    # shown is not the previous answer's.
+    scoped = graph.invoke({"question": RENT_Q, "docs": ["other.pdf"]}, thread, context=Context())
+    assert scoped["refusal_reason"] == "insufficient_evidence"
+    assert scoped["validation"].get("sentences", []) == []
+
+    # No scope given: the whole index again, not the previous question's scope.
+    again = graph.invoke({"question": RENT_Q}, thread, context=Context())
+    assert again["status"] == "answered", again

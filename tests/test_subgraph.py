@@ -123,6 +123,27 @@ def test_indexer_graph_ingests_and_returns_the_summary(corpus: Path, tmp_path: P
     assert rebuilt["summary"]["added"] == summary["added"]
 
 
+def test_indexer_thread_does_not_repeat_a_rebuild(corpus: Path, tmp_path: Path) -> None:
+    """rebuild is per-run input: on a thread it must not persist into the next ingest."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    indexer = compile_indexer_graph(embedder=HashingEmbedder(), checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "t"}}
+    index_dir = str(tmp_path / "index")
+    first = indexer.invoke(
+        {"paths": [str(corpus)], "index_dir": index_dir, "rebuild": True}, thread
+    )
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "rules.txt").write_text("Quiet hours run from 10 pm to 7 am every day.\n")
+    second = indexer.invoke({"paths": [str(more)], "index_dir": index_dir}, thread)
+    # Both folders' chunks are in the index: the second ingest added, it did not rebuild.
+    added = second["summary"]["chunks"]
+    assert second["summary"]["added"] == 1 and added >= 1
+    total = first["summary"]["total_chunks_in_index"] + added
+    assert second["summary"]["total_chunks_in_index"] == total, second
+
+
 def test_indexer_graph_rejects_empty_paths(tmp_path: Path) -> None:
     indexer = compile_indexer_graph(embedder=HashingEmbedder())
     with pytest.raises(ValueError, match="paths is empty"):

@@ -96,7 +96,9 @@ def build_indexer_graph(embedder: Embedder | None = None) -> StateGraph[Any, Any
         result = summary.to_json()
         if runtime.stream_writer is not None:
             runtime.stream_writer({"event": "ingested", "chunks": result["chunks"]})
-        return {"summary": result}
+        # rebuild and index_dir are per-run input: on a thread (checkpointer) they would
+        # otherwise persist, and a later plain ingest would wipe the index again.
+        return {"summary": result, "rebuild": False, "index_dir": None}
 
     builder = StateGraph(
         IndexerState,

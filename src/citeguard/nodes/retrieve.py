@@ -8,6 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from citeguard.context import Context, context_of
+from citeguard.drafts import drafts
 from citeguard.evidence import hit_to_evidence
 from citeguard.resources import Resources
 from citeguard.state import State
@@ -32,7 +33,15 @@ def make_retrieve(resources: Resources) -> Any:
         elapsed = time.perf_counter() - started
         if runtime.stream_writer is not None:
             runtime.stream_writer({"event": "retrieved", "sources": len(evidence)})
+        # On a thread (checkpointer), state persists between questions: clear what belongs
+        # to the previous question, the document scope included (it is per-question input).
+        drafts.discard(state.get("candidate_ref"))
         return {
+            "docs": None,
+            "sufficiency": {},
+            "candidate_ref": "",
+            "selected_ids": None,
+            "last_validation": {},
             "retrieved": retrieved,
             "evidence": evidence,
             "attempts": 0,
