@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -234,16 +233,16 @@ def test_settings_validation() -> None:
     assert ChunkSettings() == ChunkSettings(max_tokens=600, overlap_tokens=120, min_chunk_tokens=12)
 
 
-def test_chunking_is_fast() -> None:
+def test_a_large_document_keeps_the_chunk_invariants() -> None:
+    # Speed is measured by bench/bench_index.py, not here.
     paragraphs = ["\n\n".join(sentence(p * 10 + s, 12) for s in range(3)) for p in range(3000)]
     pages = ["\n\n".join(paragraphs[i : i + 30]) for i in range(0, len(paragraphs), 30)]
     doc = document_from_pages("big.txt", pages)
-    started = time.perf_counter()
     chunks = chunk_document(doc, ChunkSettings(max_tokens=120, overlap_tokens=24), count_words)
-    elapsed = time.perf_counter() - started
     assert len(chunks) > 1000
-    # Thousands of chunks per second with a whitespace counter (generous for slow CI).
-    assert len(chunks) / elapsed > 1000
+    assert all(c.text == doc.text[c.char_start : c.char_end] for c in chunks)
+    assert max(count_words([c.text for c in chunks])) <= 120
+    assert len({c.chunk_id for c in chunks}) == len(chunks)
 
 
 @settings(max_examples=60, deadline=None)

@@ -120,3 +120,29 @@ def test_evidence_first_refuses_when_validation_fails_twice() -> None:
     assert result["status"] == "refused"
     assert result["refusal_reason"] == "validation_failed"
     assert "lawn" not in str(result)
+
+
+def test_evidence_first_quotes_are_the_selected_sentences() -> None:
+    late_fee = number_sentences(evidence())[1]
+    assert late_fee.id == "1.2"
+    # The answer also uses a word of sentence 1.1 ("monthly"), so the best two-sentence
+    # window would be 1.1 + 1.2; the quote must still be the selected sentence alone.
+    answer = "Monthly rent paid after the fifth day of the month incurs a late fee of $50 [1]."
+    result, _ = run("evidence-first", ["1.2", answer], question="What is the late fee?")
+    assert result["status"] == "answered", result
+    citation = result["citations"][0]
+    assert citation["quote"] == late_fee.text
+    assert (citation["char_start"], citation["char_end"]) == (
+        late_fee.char_start,
+        late_fee.char_end,
+    )
+
+
+def test_evidence_first_reselects_with_feedback_after_selecting_none() -> None:
+    good = "Monthly rent of $1,250 is due on the first day of each month [1]."
+    result, resources = run("evidence-first", ["none", "1.1", good])
+    assert result["status"] == "answered", result
+    assert calls(resources) == 3
+    # The second selection is not a repeat of the first: it carries the validator's feedback.
+    first, second = (str(p) for p in resources._chat_model.prompts[:2])
+    assert first != second and "rejected" in second

@@ -258,6 +258,13 @@ def test_yes_no_exemption_passes_when_the_source_is_about_the_question() -> None
     assert restated.sentences[0].reasons == ["restates_question"]
 
 
+def test_yes_no_exemption_applies_to_yes_no_questions_only() -> None:
+    answer = "Yes, a party can assign this agreement with the other party's consent [1]."
+    question = "When can a party assign this agreement with the other party's consent?"
+    result = validate_answer(answer, [ASSIGN], question, STRICT)
+    assert result.sentences[0].reasons == ["restates_question"]
+
+
 def test_yes_no_exemption_needs_an_on_topic_source() -> None:
     source = "Each party shall keep this agreement confidential."
     answer = "Yes, a party can assign this agreement [1]."

@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeguard.documents import SearchHit
+from citeguard.selection import number_sentences
 from citeguard.state import Citation, State
-from citeguard.validation.quotes import best_quote
+from citeguard.validation.grounding import sentence_token_set, token_set
+from citeguard.validation.quotes import Quote, best_quote
 
 
 def hit_to_evidence(hit: SearchHit) -> dict[str, Any]:
@@ -35,9 +37,17 @@ def page_of_offset(evidence: dict[str, Any], offset: int) -> tuple[int, str]:
 
 
 def build_citations(
-    sentences: Sequence[dict[str, Any]], evidence: Sequence[dict[str, Any]]
+    sentences: Sequence[dict[str, Any]],
+    evidence: Sequence[dict[str, Any]],
+    selected_ids: Sequence[str] | None = None,
 ) -> list[Citation]:
-    """One citation per (sentence, cited source): the best supporting quote in that source."""
+    """One citation per (sentence, cited source) with the quote that supports it.
+
+    The quote is the best supporting sentence(s) of the cited source; when the answer was
+    written from selected sentences (``selected_ids``, evidence-first and extractive), it is
+    the selected sentence of that source that best covers the answer sentence, exactly.
+    """
+    selected = _selected_by_source(evidence, selected_ids)
     citations: list[Citation] = []
     seen: set[tuple[int, int, int]] = set()
     for sentence in sentences:
@@ -45,7 +55,10 @@ def build_citations(
             if not 1 <= marker <= len(evidence):
                 continue
             source = evidence[marker - 1]
-            quote = best_quote(sentence["text"], source["text"], int(source["char_start"]))
+            if selected.get(marker):
+                quote = _best_selected(sentence["text"], selected[marker])
+            else:
+                quote = best_quote(sentence["text"], source["text"], int(source["char_start"]))
             key = (marker, quote.char_start, quote.char_end)
             if key in seen:
                 continue
@@ -64,6 +77,26 @@ def build_citations(
                 )
             )
     return citations
+
+
+def _selected_by_source(
+    evidence: Sequence[dict[str, Any]], selected_ids: Sequence[str] | None
+) -> dict[int, list[Quote]]:
+    if not selected_ids:
+        return {}
+    wanted = set(selected_ids)
+    by_source: dict[int, list[Quote]] = {}
+    for numbered in number_sentences(evidence):
+        if numbered.id in wanted:
+            quote = Quote(numbered.text, numbered.char_start, numbered.char_end)
+            by_source.setdefault(numbered.source, []).append(quote)
+    return by_source
+
+
+def _best_selected(sentence: str, candidates: Sequence[Quote]) -> Quote:
+    """The candidate sharing the most tokens with ``sentence`` (the earliest on ties)."""
+    wanted = sentence_token_set(sentence)
+    return max(candidates, key=lambda quote: len(wanted & token_set(quote.text)))
 
 
 def redact_verdict(verdict: dict[str, Any]) -> dict[str, Any]:

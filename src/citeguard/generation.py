@@ -10,7 +10,8 @@
 
 Every strategy returns a candidate that goes through the same validation and regeneration.
 On regeneration the validator's feedback goes to the step that can fix it: the writing step
-(free, evidence-first) or the selection step (extractive).
+(free, evidence-first) or the selection step (extractive, and evidence-first after a
+refusal).
 
 The functions take an ``invoke(messages, grammar) -> str`` callable, so this module knows
 nothing of LangChain or llama.cpp; the grammar is a hint that non-local models ignore.
@@ -31,11 +32,11 @@ from citeguard.prompts import (
     writing_messages,
     yes_no_messages,
 )
+from citeguard.questions import is_yes_no_question
 from citeguard.selection import (
     extractive_answer,
     format_numbered_sources,
     format_selected,
-    is_yes_no_question,
     number_sentences,
     parse_selection,
 )
@@ -78,7 +79,12 @@ def generate_candidate(
         raise ValueError(f"unknown generation strategy {strategy!r}; use one of {STRATEGIES}")
 
     sentences = number_sentences(evidence)
-    selection_feedback = feedback if strategy == "extractive" else None
+    # Feedback goes to the step that can act on it: selection for extractive answers, and
+    # for an evidence-first refusal (an empty selection never reaches the writing step, so
+    # repeating the same selection prompt would just repeat the refusal).
+    selection_feedback = (
+        feedback if strategy == "extractive" or (previous or "").strip() == REFUSAL else None
+    )
     reply = invoke(
         selection_messages(
             question, format_numbered_sources(evidence, sentences), selection_feedback

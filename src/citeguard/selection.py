@@ -20,10 +20,6 @@ from citeguard.validation.sentences import split_sentences
 # "12."); they cannot answer anything and only lengthen the prompt.
 MIN_SENTENCE_CHARS = 12
 
-_YES_NO_START = re.compile(
-    r"^\s*(is|are|does|do|did|can|could|may|must|will|would|shall|should|has|have|was|were)\b",
-    re.IGNORECASE,
-)
 _ID = re.compile(r"\b(\d{1,2})\.(\d{1,3})\b")
 
 
@@ -89,10 +85,6 @@ def parse_selection(text: str, sentences: Sequence[NumberedSentence]) -> list[Nu
     by_id = {s.id: s for s in sentences}
     chosen = {f"{m.group(1)}.{m.group(2)}" for m in _ID.finditer(text)}
     return [s for s in sentences if s.id in chosen and s.id in by_id]
-
-
-def is_yes_no_question(question: str) -> bool:
-    return bool(_YES_NO_START.match(question))
 
 
 def as_cited_sentence(text: str, source: int) -> str:

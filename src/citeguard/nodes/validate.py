@@ -69,7 +69,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
         if verdict["passed"] and not verdict["is_refusal"]:
             drafts.discard(ref)
             sentences = verdict["sentences"]
-            citations = build_citations(sentences, evidence)
+            citations = build_citations(sentences, evidence, state.get("selected_ids"))
             # Validated: from here on the sentences may be shown, so keep them.
             delivered: State = {**state, **update, "last_validation": verdict}  # type: ignore[typeddict-item]
             update.update(

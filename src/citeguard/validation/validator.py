@@ -13,10 +13,12 @@ Levels (each includes the one before):
     (a) *New content.* The sentence's content words that are not in the question must be
         found in the cited evidence (share >= ``content_support_threshold`` = 0.5, i.e. a
         majority), and there must be at least one: a sentence that only restates the
-        question says nothing ("restates_question"). Yes/no exemption: a sentence starting
-        with "Yes"/"No" whose only other words come from the question passes (a) when the
-        cited source contains at least ``yes_no_question_coverage`` (0.5) of the
-        question's content words, i.e. the source is about what was asked.
+        question says nothing ("restates_question"). Yes/no exemption, for yes/no
+        questions only ("Is ...?", "Can ...?", see :mod:`citeguard.questions`): a sentence
+        starting with "Yes"/"No" whose only other words come from the question passes (a)
+        when the cited source contains at least ``yes_no_question_coverage`` (0.5) of the
+        question's content words, i.e. the source is about what was asked. Word checks
+        cannot tell "Yes" from "No"; the judge level can.
         A sentence that opens with "Yes"/"No" must also share at least one content word
         with the question ("yes_no_off_topic"): "Yes: Title: CEO [2]." answers nothing.
     (b) *Quantities.* Every number, date, amount, percentage and duration in the sentence
@@ -47,6 +49,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from citeguard.questions import is_yes_no_question
 from citeguard.validation.citations import CitationMarker, parse_citations, strip_citations
 from citeguard.validation.grounding import (
     content_words_not_in_question,
@@ -357,7 +360,10 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
         support = coverage(new_words, evidence_tokens)
         if support + _EPSILON < ctx.settings.content_support_threshold:
             reasons.append("content_not_in_evidence")
-    elif _YES_NO.match(claim):
+    elif _YES_NO.match(claim) and is_yes_no_question(ctx.question):
+        # The yes/no exemption: "Yes, ... [1]." to "Is there ...?" adds no words of its
+        # own; it needs evidence about the question's subject. Lexical checks cannot tell
+        # "Yes" from "No": the judge level can.
         on_topic = coverage(token_set(ctx.question), evidence_tokens)
         if on_topic + _EPSILON < ctx.settings.yes_no_question_coverage:
             reasons.append("yes_no_unsupported")
