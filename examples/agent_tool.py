@@ -5,7 +5,7 @@ A minimal agent loop (model -> tools -> model ... -> final reply) built from Lan
 the tool runs the whole CiteGuard graph and hands back only a validated, cited answer or
 the refusal, so whatever the agent's model is, the document facts it sees are checked ones.
 
-    citeguard ingest src/citeguard/sample_corpus          # once: build ./.citeguard
+    citeguard ingest src/citeguard/sample_corpus/docs          # once: build ./.citeguard
     # with any tool-calling chat model LangChain can build ("provider:model"):
     python examples/agent_tool.py --model ollama:qwen2.5:7b "What is the late fee?"
     # offline, with a scripted agent model that calls the tool once and relays its result

@@ -5,7 +5,7 @@ with the answer graph, so the compiled graph is added as a node directly: LangGr
 the parent's state in and copies the subgraph's output keys back. The parent adds its own
 steps around it: here, tidy the user's question before, and format a reply after.
 
-    citeguard ingest src/citeguard/sample_corpus      # once: build ./.citeguard
+    citeguard ingest src/citeguard/sample_corpus/docs      # once: build ./.citeguard
     python examples/parent_graph.py "what is the late fee?"
 
 Streaming with ``subgraphs=True`` shows the inner nodes (retrieve, sufficiency_check,

@@ -6,7 +6,7 @@ with any checkpointer to keep every question asked on a thread, with the state a
 step, across restarts:
 
     pip install 'citeguard-rag[server]'        # langgraph-checkpoint-sqlite
-    citeguard ingest src/citeguard/sample_corpus
+    citeguard ingest src/citeguard/sample_corpus/docs
     python examples/sqlite_history.py --db history.sqlite --thread tenant-1 "What is the late fee?"
     python examples/sqlite_history.py --db history.sqlite --thread tenant-1 --history
 

@@ -106,6 +106,40 @@ def test_remove_and_unknown_document_errors(
     assert "no results" in out
 
 
+def test_remove_by_path_reports_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any
+) -> None:
+    pdf = tmp_path / "contract.pdf"
+    make_sample_contract_pdf(pdf)
+    index = str(tmp_path / "index")
+    run_cli(capsys, "ingest", str(pdf), "--index", index)
+    code, out, _ = run_cli(capsys, "remove", str(pdf), "nope.pdf", "--index", index)
+    assert f"removed: {pdf}" in out and "not in index: nope.pdf" in out
+    assert code == cli.EXIT_ERROR  # one of the two was not there
+
+
+def test_partial_chunk_settings_come_from_the_index(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any
+) -> None:
+    from citeguard.index.store import read_manifest
+
+    pdf = tmp_path / "contract.pdf"
+    make_sample_contract_pdf(pdf)
+    index = str(tmp_path / "index")
+    assert run_cli(capsys, "ingest", str(pdf), "--index", index, "--chunk-tokens", "300")[0] == 0
+    assert read_manifest(index).chunk_settings["overlap_tokens"] == 60  # a fifth
+    # A new file with only --overlap-tokens 0: the chunk size stays the index's 300.
+    (tmp_path / "notes.txt").write_text("The landlord repairs the heating within 48 hours.\n")
+    code, _, err = run_cli(
+        capsys, "ingest", str(tmp_path / "notes.txt"), "--index", index, "--overlap-tokens", "0"
+    )
+    assert code == cli.EXIT_ERROR and "chunk settings" in err  # 0 is honoured, not ignored
+    code, _, err = run_cli(
+        capsys, "ingest", str(tmp_path / "notes.txt"), "--index", index, "--chunk-tokens", "300"
+    )
+    assert code == 0, err
+
+
 def test_missing_index_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_cli(capsys, "search", "rent", "--index", str(tmp_path / "none"))
     assert code == cli.EXIT_ERROR

@@ -107,6 +107,42 @@ def test_validation_off_is_rejected_outside_evaluation() -> None:
         compile_graph(resources).invoke(
             {"question": RENT_Q}, context=Context(validation_level="off")
         )
+    assert model_calls(resources) == 0, "rejected before any model call"
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"validation_level": "bogus"}, "validation_level"),
+        ({"retrieval_mode": "semantic"}, "retrieval_mode"),
+        ({"top_k": "8"}, "top_k"),
+        ({"context_k": 0}, "context_k"),
+        ({"max_regenerations": -1}, "max_regenerations"),
+        ({"alpha": 1.5}, "alpha"),
+        ({"rerank": "yes"}, "rerank"),
+    ],
+)
+def test_bad_settings_are_rejected_with_their_name(settings: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Context.from_mapping(settings)
+
+
+def test_answer_api_uses_index_dir_given_as_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    import citeguard.graph
+    from citeguard import api
+
+    seen: list[Context] = []
+
+    class Recorder:
+        def invoke(self, inputs: dict, context: Context) -> dict:
+            seen.append(context)
+            return {}
+
+    monkeypatch.setattr(citeguard.graph, "graph", Recorder())
+    api.answer("q", index_dir="/tmp/some-index")
+    api.answer("q", index="/tmp/other", top_k=3)
+    assert [c.index_dir for c in seen] == ["/tmp/some-index", "/tmp/other"]
+    assert seen[1].top_k == 3
 
 
 def test_document_scope_reaches_the_searcher() -> None:

@@ -24,7 +24,9 @@ def answer(
     """
     from citeguard.graph import graph
 
-    context = Context.from_mapping({**settings, "index_dir": index})
+    if index is not None:
+        settings = {**settings, "index_dir": index}
+    context = Context.from_mapping(settings)
     inputs: dict[str, Any] = {"question": question}
     if docs:
         inputs["docs"] = list(docs)

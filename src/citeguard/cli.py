@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -60,8 +61,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to ingest")
     _add_index_arg(p)
     _add_embedding_arg(p, None)
-    p.add_argument("--chunk-tokens", type=int, default=None, help="max tokens per chunk (600)")
-    p.add_argument("--overlap-tokens", type=int, default=None, help="chunk overlap (120)")
+    p.add_argument(
+        "--chunk-tokens",
+        type=int,
+        default=None,
+        help="max tokens per chunk (default: the index's, or 600 for a new index)",
+    )
+    p.add_argument(
+        "--overlap-tokens",
+        type=int,
+        default=None,
+        help="tokens shared by consecutive chunks (default: the index's, or a fifth of "
+        "--chunk-tokens: 120 for 600)",
+    )
     p.add_argument(
         "--rebuild", action="store_true", help="rebuild from scratch (new model or chunk settings)"
     )
@@ -146,18 +158,11 @@ def _print_ingest_summary(summary: Any, as_json: bool) -> None:
 
 
 def _cmd_ingest(args: argparse.Namespace) -> int:
-    from citeguard.indexing import ingest_paths
-    from citeguard.ingest.chunking import ChunkSettings
+    from citeguard.indexing import chunk_settings_for, ingest_paths
 
-    chunk_settings = None
-    if args.chunk_tokens or args.overlap_tokens:
-        defaults = ChunkSettings()
-        chunk_settings = ChunkSettings(
-            max_tokens=args.chunk_tokens or defaults.max_tokens,
-            overlap_tokens=args.overlap_tokens
-            if args.overlap_tokens is not None
-            else defaults.overlap_tokens,
-        )
+    chunk_settings = chunk_settings_for(
+        args.index, args.chunk_tokens, args.overlap_tokens, rebuild=args.rebuild
+    )
     kwargs: dict[str, Any] = {}
     if args.embedding_model:
         kwargs["embedding_model"] = args.embedding_model
@@ -211,10 +216,12 @@ def _cmd_remove(args: argparse.Namespace) -> int:
     from citeguard.index.store import resolve_index_dir
     from citeguard.indexing import remove_documents
 
-    removed = remove_documents(args.docs, resolve_index_dir(args.index))
+    removed = set(remove_documents(args.docs, resolve_index_dir(args.index)))
+    # A path names the document by its file name, as remove_documents matches it.
+    missing = [n for n in args.docs if n not in removed and os.path.basename(n) not in removed]
     for name in args.docs:
-        print(f"{'removed' if name in removed else 'not in index'}: {name}")
-    return EXIT_OK if len(removed) == len(args.docs) else EXIT_ERROR
+        print(f"{'not in index' if name in missing else 'removed'}: {name}")
+    return EXIT_ERROR if missing else EXIT_OK
 
 
 def format_answer(result: dict[str, Any], show_validation: bool = False) -> str:

@@ -7,7 +7,7 @@ the local models. The server shows these descriptions in /assistants/{id}/schema
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 ValidationLevel = Literal["paper", "strict", "judge", "off"]
 RetrievalMode = Literal["hybrid", "dense", "lexical"]
@@ -106,6 +106,43 @@ class Context:
     max_regenerations: int = field(
         default=1, metadata=_doc("Validation-guided regenerations before refusing (paper: 1).")
     )
+
+    def __post_init__(self) -> None:
+        """Reject bad settings when the run starts, not deep inside the graph."""
+        choices = {
+            "retrieval_mode": RetrievalMode,
+            "fusion": FusionMethod,
+            "generation_strategy": GenerationStrategy,
+            "validation_level": ValidationLevel,
+        }
+        for name, kind in choices.items():
+            if getattr(self, name) not in get_args(kind):
+                raise ValueError(
+                    f"{name}={getattr(self, name)!r}: choose one of {', '.join(get_args(kind))}"
+                )
+        for name in ("model",):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ValueError(f"{name} must be a non-empty string")
+        counts = {"top_k": 1, "context_k": 1, "max_regenerations": 0}
+        for name, least in counts.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name}={value!r}: must be an integer >= {least}")
+        for name in (
+            "alpha",
+            "min_dense_score",
+            "min_question_coverage",
+            "lexical_threshold",
+            "semantic_threshold",
+            "judge_threshold",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{name}={value!r}: must be a number")
+            if not 0.0 <= value <= 1.0 and name != "min_dense_score":
+                raise ValueError(f"{name}={value!r}: must be between 0 and 1")
+        if not isinstance(self.rerank, bool):
+            raise ValueError(f"rerank={self.rerank!r}: must be true or false")
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any] | None) -> Context:

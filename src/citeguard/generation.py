@@ -20,9 +20,10 @@ nothing of LangChain or llama.cpp; the grammar is a hint that non-local models i
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, get_args
 
+from citeguard.context import GenerationStrategy
 from citeguard.grammar import citation_answer_grammar, selection_grammar, yes_no_grammar
 from citeguard.prompts import (
     REFUSAL,
@@ -41,8 +42,7 @@ from citeguard.selection import (
     parse_selection,
 )
 
-GenerationStrategy = Literal["free", "evidence-first", "extractive"]
-STRATEGIES: tuple[str, ...] = ("free", "evidence-first", "extractive")
+STRATEGIES: tuple[str, ...] = get_args(GenerationStrategy)
 MAX_SELECTED = 4
 
 Messages = list[tuple[str, str]]
@@ -56,8 +56,6 @@ class Generated:
     candidate: str
     selected_ids: list[str] | None = None
     """Sentence ids the model selected (None for the free strategy)."""
-    calls: int = 0
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 def generate_candidate(
@@ -74,7 +72,7 @@ def generate_candidate(
             messages = regeneration_messages(question, evidence, previous, feedback)
         else:
             messages = answer_messages(question, evidence)
-        return Generated(invoke(messages, citation_answer_grammar(len(evidence))), calls=1)
+        return Generated(invoke(messages, citation_answer_grammar(len(evidence))))
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown generation strategy {strategy!r}; use one of {STRATEGIES}")
 
@@ -94,20 +92,18 @@ def generate_candidate(
     selected = parse_selection(reply, sentences)[:MAX_SELECTED]
     ids = [s.id for s in selected]
     if not selected:
-        return Generated(REFUSAL, selected_ids=[], calls=1)
+        return Generated(REFUSAL, selected_ids=[])
 
     if strategy == "extractive":
         lead = None
-        calls = 1
         if is_yes_no_question(question):
             word = invoke(yes_no_messages(question, format_selected(selected)), yes_no_grammar())
-            calls += 1
             lead = "Yes" if word.strip().lower().startswith("y") else "No"
-        return Generated(extractive_answer(selected, lead), selected_ids=ids, calls=calls)
+        return Generated(extractive_answer(selected, lead), selected_ids=ids)
 
     sources = sorted({s.source for s in selected})
     text = invoke(
         writing_messages(question, format_selected(selected), previous, feedback),
         citation_answer_grammar(len(evidence), allowed=sources),
     )
-    return Generated(text, selected_ids=ids, calls=2)
+    return Generated(text, selected_ids=ids)

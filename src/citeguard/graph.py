@@ -36,7 +36,7 @@ def build_graph(
     builder = StateGraph(
         State, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node("retrieve", make_retrieve(res))
+    builder.add_node("retrieve", make_retrieve(res, allow_unvalidated=allow_unvalidated))
     builder.add_node("sufficiency_check", sufficiency_check)
     builder.add_node("generate", make_generate(res))
     builder.add_node("validate", make_validate(res, allow_unvalidated=allow_unvalidated))

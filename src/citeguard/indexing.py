@@ -138,6 +138,33 @@ def _existing_manifest(index_dir: Path) -> Manifest | None:
         return None
 
 
+def chunk_settings_for(
+    index_dir: PathLike | None,
+    max_tokens: int | None = None,
+    overlap_tokens: int | None = None,
+    rebuild: bool = False,
+) -> ChunkSettings | None:
+    """Chunk settings from a user's partial choice (None when nothing was chosen).
+
+    Fields not given come from the existing index (unless ``rebuild``), else from the
+    defaults, with the overlap a fifth of the chunk size (the paper's 120 of 600).
+    """
+    if max_tokens is None and overlap_tokens is None:
+        return None
+    manifest = None if rebuild else _existing_manifest(resolve_index_dir(index_dir))
+    if manifest is not None and manifest.chunk_settings:
+        base = settings_from_dict(manifest.chunk_settings)
+    else:
+        base = ChunkSettings()
+        if max_tokens is not None and overlap_tokens is None:
+            overlap_tokens = max_tokens // 5
+    return dataclasses.replace(
+        base,
+        max_tokens=base.max_tokens if max_tokens is None else max_tokens,
+        overlap_tokens=base.overlap_tokens if overlap_tokens is None else overlap_tokens,
+    )
+
+
 def ingest_paths(
     paths: Sequence[PathLike],
     index_dir: PathLike | None = None,

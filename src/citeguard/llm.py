@@ -29,7 +29,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -561,20 +561,6 @@ def support_probability(
         logits = _next_token_logits(llama, tokens)
         yes, no = float(logits[yes_id]), float(logits[no_id])
     return 1.0 / (1.0 + math.exp(no - yes))
-
-
-def support_probabilities(
-    pairs: Iterable[tuple[str, str]], model_path: str | Path | None = None
-) -> list[float]:
-    """:func:`support_probability` for many (claim, evidence) pairs, grouped by evidence
-    so pairs that share it reuse its cached prefix; results keep the input order."""
-    items = list(pairs)
-    order = sorted(range(len(items)), key=lambda i: items[i][1])
-    scores = [0.0] * len(items)
-    for i in order:
-        claim, evidence = items[i]
-        scores[i] = support_probability(claim, evidence, model_path=model_path)
-    return scores
 
 
 @contextlib.contextmanager

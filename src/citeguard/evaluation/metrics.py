@@ -13,7 +13,6 @@ given, so every metric can be tested on hand-built cases.
 
 from __future__ import annotations
 
-import math
 import re
 import string
 from collections import Counter
@@ -448,7 +447,3 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         },
     }
     return summary
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

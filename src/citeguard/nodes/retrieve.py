@@ -13,10 +13,17 @@ from citeguard.evidence import hit_to_evidence
 from citeguard.resources import Resources
 from citeguard.state import State
 
+UNVALIDATED_REJECTED = 'validation_level="off" is only available inside the evaluation harness'
 
-def make_retrieve(resources: Resources) -> Any:
+
+def make_retrieve(resources: Resources, allow_unvalidated: bool = False) -> Any:
+    """Build the retrieve node (``allow_unvalidated``: see ``nodes.validate``)."""
+
     def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime)
+        if ctx.validation_level == "off" and not allow_unvalidated:
+            # Checked here too, so the run fails before any search or model call.
+            raise ValueError(UNVALIDATED_REJECTED)
         started = time.perf_counter()
         searcher = resources.searcher(ctx)
         hits = searcher.search(

@@ -15,6 +15,7 @@ from citeguard.context import Context, context_of
 from citeguard.drafts import drafts
 from citeguard.evidence import build_citations, public_validation, redact_verdict
 from citeguard.nodes.generate import add_timing
+from citeguard.nodes.retrieve import UNVALIDATED_REJECTED
 from citeguard.resources import Resources
 from citeguard.state import State
 from citeguard.validation.validator import ValidationLevel, ValidationSettings, validate_answer
@@ -33,9 +34,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
     def validate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime)
         if ctx.validation_level == "off" and not allow_unvalidated:
-            raise ValueError(
-                'validation_level="off" is only available inside the evaluation harness'
-            )
+            raise ValueError(UNVALIDATED_REJECTED)
         writer = runtime.stream_writer
         if writer is not None:
             writer({"event": "validating", "attempt": state.get("attempts", 0)})
