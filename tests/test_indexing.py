@@ -172,6 +172,29 @@ def test_remove_documents(corpus: Path, tmp_path: Path) -> None:
     assert len(load_index(index)) == 0
 
 
+def test_a_second_writer_waits_for_the_first(corpus: Path, tmp_path: Path) -> None:
+    """Writers take the index's lock (fcntl, so also across processes): an ingest started
+    while another writer holds it waits, then builds on that writer's result."""
+    import threading
+
+    index = tmp_path / "index"
+    ingest([corpus / "lease.txt"], index, RecordingEmbedder())
+    results: list[IngestSummary] = []
+    with store.writer_lock(index):
+        writer = threading.Thread(
+            target=lambda: results.append(ingest([corpus / "nda.txt"], index, RecordingEmbedder()))
+        )
+        writer.start()
+        writer.join(timeout=1.0)
+        assert writer.is_alive() and not results, "the second writer did not wait"
+    writer.join(timeout=120)
+    assert results and results[0].added == 1
+    assert sorted(load_index(index, embedder=HashingEmbedder()).documents) == [
+        "lease.txt",
+        "nda.txt",
+    ]
+
+
 def test_bad_files_are_skipped_with_reasons(corpus: Path, tmp_path: Path) -> None:
     (corpus / "broken.pdf").write_bytes(b"this is not a pdf")
     (corpus / "empty.txt").write_text("")

@@ -46,6 +46,7 @@ from citeguard.index.store import (
     read_manifest,
     resolve_index_dir,
     write_index,
+    writer_lock,
 )
 from citeguard.ingest.chunking import ChunkSettings, chunk_document
 from citeguard.ingest.parsing import discover_documents, parse_document
@@ -189,7 +190,26 @@ def ingest_paths(
     Raises:
         IncompatibleIndexError: the existing index uses another model, dimension, chunk
             settings or format version and ``rebuild`` is False.
+
+    The whole read-modify-write holds the index's writer lock (across processes), so
+    concurrent writers cannot lose each other's documents.
     """
+    with writer_lock(index_dir):
+        return _ingest_paths_locked(
+            paths, index_dir, embedding_model, chunk_settings, progress, rebuild, embedder
+        )
+
+
+def _ingest_paths_locked(
+    paths: Sequence[PathLike],
+    index_dir: PathLike | None = None,
+    embedding_model: str | None = None,
+    chunk_settings: ChunkSettings | None = None,
+    progress: bool = False,
+    rebuild: bool = False,
+    embedder: Embedder | None = None,
+) -> IngestSummary:
+    """:func:`ingest_paths` under the writer lock."""
     started = time.perf_counter()
     folder = resolve_index_dir(index_dir)
     summary = IngestSummary(index_dir=str(folder))
@@ -323,6 +343,12 @@ def remove_documents(names: Sequence[str], index_dir: PathLike | None = None) ->
     Names not in the index are ignored; nothing is written when nothing is removed.
     """
     folder = resolve_index_dir(index_dir)
+    read_manifest(folder)  # a clear error, before any lock file is created, if there is no index
+    with writer_lock(folder):
+        return _remove_documents_locked(names, folder)
+
+
+def _remove_documents_locked(names: Sequence[str], folder: Path) -> list[str]:
     data = read_index(folder)
     indexed = {d.name for d in data.manifest.documents}
     wanted = {Path(n).name for n in names} | set(names)

@@ -25,12 +25,14 @@ FAISS's own format.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import logging
 import os
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -330,6 +332,27 @@ def _remove_other_generations(index_dir: Path, keep: str) -> None:
             shutil.rmtree(entry, ignore_errors=True)
         elif entry.name.startswith(f"{CURRENT_FILE}.tmp-"):
             entry.unlink(missing_ok=True)
+
+
+LOCK_FILE = ".writer.lock"
+
+
+@contextlib.contextmanager
+def writer_lock(index_dir: str | os.PathLike[str] | None) -> Iterator[Path]:
+    """Hold the index's writer lock (across processes) for a read-modify-write.
+
+    Two writers (a CLI ingest beside a server's indexer run, say) would otherwise both
+    build on the same old generation, and the later one would drop the other's documents.
+    Readers need no lock: they follow ``CURRENT``. Yields the index folder (created).
+    """
+    folder = resolve_index_dir(index_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK_FILE, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield folder
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def write_index(index_dir: str | os.PathLike[str] | None, data: IndexData) -> Path:
