@@ -17,6 +17,7 @@ from citeguard.evaluation.harness import (
     EvalConfig,
     EvaluationError,
     run_evaluation,
+    run_settings,
     select_document_files,
 )
 from citeguard.evaluation.metrics import SUMMARY_METRICS
@@ -265,3 +266,13 @@ def test_validation_off_delivers_the_first_candidate(dataset: Path, tmp_path: Pa
     # The independent judge catches the unchecked claim ("forfeited entirely ...").
     assert run.summary["unsupported_hallucination_rate"] == pytest.approx(1 / 3)
     assert run.summary["citation_recall"] == pytest.approx(2 / 3)
+
+
+def test_another_gguf_file_is_another_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = {"embedding_model": "m", "chunk_settings": {}, "documents": []}
+    monkeypatch.delenv("CITEGUARD_GGUF", raising=False)
+    assert "gguf" not in run_settings(EvalConfig(), index)
+    monkeypatch.setenv("CITEGUARD_GGUF", str(tmp_path / "other.gguf"))
+    assert run_settings(EvalConfig(), index)["gguf"] == str(tmp_path / "other.gguf")

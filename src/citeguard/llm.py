@@ -366,7 +366,10 @@ class LocalLlamaChatModel(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model_path": self.model_path, "n_ctx": self.n_ctx, "max_tokens": self.max_tokens}
+        # The file actually used: the generation cache must not serve one GGUF's outputs
+        # for another (None still means the bundled model, keeping existing cache keys).
+        model_path = self.model_path or os.environ.get(GGUF_ENV_VAR)
+        return {"model_path": model_path, "n_ctx": self.n_ctx, "max_tokens": self.max_tokens}
 
     def _completion_kwargs(
         self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]

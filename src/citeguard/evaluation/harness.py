@@ -34,6 +34,7 @@ from citeguard.evaluation.metrics import (
     summarize,
 )
 from citeguard.ingest.chunking import ChunkSettings
+from citeguard.llm import GGUF_ENV_VAR
 from citeguard.models import DEFAULT_EMBEDDING_MODEL, Embedder
 from citeguard.resources import Resources, default_resources
 from citeguard.state import State
@@ -198,7 +199,7 @@ def run_settings(config: EvalConfig, index: dict[str, Any]) -> dict[str, Any]:
     context = dataclasses.asdict(config.context)
     context.pop("index_dir", None)  # where the index lives does not change results
     context["embedding_model"] = index["embedding_model"]
-    return {
+    settings: dict[str, Any] = {
         "context": context,
         "chunk_settings": index["chunk_settings"],
         "documents": index["documents"],
@@ -206,6 +207,12 @@ def run_settings(config: EvalConfig, index: dict[str, Any]) -> dict[str, Any]:
         "judge": config.judge,
         "judge_threshold": config.judge_threshold if config.judge else None,
     }
+    # "local" means the bundled GGUF unless $CITEGUARD_GGUF names another: a run with
+    # another file must not resume (or reuse) the bundled model's results.
+    gguf = os.environ.get(GGUF_ENV_VAR)
+    if gguf and config.context.model == "local":
+        settings["gguf"] = str(Path(gguf).resolve())
+    return settings
 
 
 def read_results(
