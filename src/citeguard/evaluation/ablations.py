@@ -8,7 +8,7 @@ folder itself.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +90,7 @@ def run_ablation(
     out_dir: str | Path,
     base: EvalConfig | None = None,
     run: Callable[..., EvalRun] = run_evaluation,
+    notes: Sequence[str] = (),
     **run_options: Any,
 ) -> dict[str, Any]:
     """Run every variant of ablation ``name`` and write the comparison.
@@ -99,6 +100,7 @@ def run_ablation(
         dataset, out_dir: as for :func:`run_evaluation`; variant k goes to out_dir/label.
         base: the configuration the variants change (default: the paper's).
         run: the function running one variant (run_evaluation; replaceable in tests).
+        notes: paragraphs added under the comparison table (how to read it).
         run_options: passed to every run (limit, cache_dir, injected components, ...).
 
     Returns:
@@ -126,7 +128,7 @@ def run_ablation(
     chart = f"ablation_{key}.png"
     has_chart = write_chart(out / chart, f"{key} ablation on {Path(dataset).name}", rows)
     (out / "report.md").write_text(
-        render_ablation_report(key, str(dataset), rows, chart if has_chart else None),
+        render_ablation_report(key, str(dataset), rows, chart if has_chart else None, notes),
         encoding="utf-8",
     )
     return result

@@ -179,6 +179,14 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
     )
 
 
+GENERATION_CACHE_NOTE = (
+    "Seconds: these variants ran with the generation cache, so a model output that an "
+    "earlier variant already produced (same prompt, greedy decoding) was reused, and a "
+    "later variant's p50 leaves that model time out. Compare speed with "
+    "`--no-generation-cache`."
+)
+
+
 def run_eval(args: argparse.Namespace) -> int:
     """Run ``citeguard eval`` from parsed arguments; prints the headline numbers."""
     if args.no_generation_cache:
@@ -208,7 +216,8 @@ def _run_eval(args: argparse.Namespace) -> int:
             print("citeguard: error: --index-dir cannot be shared by variants that need their own "
                   "index (chunk size, embedding model)", file=sys.stderr)  # fmt: skip
             return EXIT_ERROR
-        result = run_ablation(args.ablate, args.dataset, args.out, config, **options)
+        notes = [] if args.no_generation_cache else [GENERATION_CACHE_NOTE]
+        result = run_ablation(args.ablate, args.dataset, args.out, config, notes=notes, **options)
         for variant in result["variants"]:
             print(_headline(variant["label"], variant["summary"]))
         print(f"report: {args.out / 'report.md'}")

@@ -213,6 +213,7 @@ def render_ablation_report(
     dataset: str,
     variants: Sequence[tuple[str, Mapping[str, Any]]],
     chart: str | None,
+    notes: Sequence[str] = (),
 ) -> str:
     lines = [
         f"# Ablation `{name}` on `{dataset}`",
@@ -223,6 +224,7 @@ def render_ablation_report(
         "",
     ]
     lines += comparison_table(variants)
+    lines += [line for note in notes for line in ("", note)]
     if chart:
         lines += ["", f"![{name}]({chart})"]
     return "\n".join(lines) + "\n"
