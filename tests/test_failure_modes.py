@@ -57,6 +57,29 @@ def test_date_taken_from_a_page_footer_fails() -> None:
     assert "number_not_in_evidence" in result.sentences[0].reasons
 
 
+PREAMBLE = (
+    "This Strategic Alliance Agreement is made as of the date first above written by and "
+    "between Alpha Corp. and Beta LLC. The Agreement becomes effective on the date first "
+    "above written and continues for two (2) years."
+)
+
+
+def test_answer_pointing_elsewhere_instead_of_stating_fails() -> None:
+    # Seen on real contracts: every word is in the source, and nothing is answered.
+    for answer in (
+        "The agreement becomes effective on the date first above written [1].",
+        "The agreement was signed on the date given at the beginning of this Agreement [1].",
+        "The fees are set forth below [1].",
+    ):
+        result = validate_answer(answer, [PREAMBLE], "When does this agreement start?", STRICT)
+        assert not result.passed, answer
+        assert "refers_elsewhere" in result.sentences[0].reasons
+        assert "actual date" in result.feedback_text
+    # Stating the value passes.
+    stated = "The agreement continues for two (2) years [1]."
+    assert validate_answer(stated, [PREAMBLE], "How long does it last?", STRICT).passed
+
+
 def test_the_same_answers_pass_when_the_evidence_holds_them() -> None:
     evidence = (
         "15. NON-SOLICITATION. During the term, neither party shall solicit the other "

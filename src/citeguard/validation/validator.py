@@ -23,6 +23,8 @@ Levels (each includes the one before):
         with the question ("yes_no_off_topic"): "Yes: Title: CEO [2]." answers nothing.
     (b) *Quantities.* Every number, date, amount, percentage and duration in the sentence
         must be stated by the cited evidence (see :mod:`citeguard.validation.grounding`).
+        A sentence that points elsewhere instead of stating the fact ("effective on the
+        date first above written", "the fees set forth below") fails ("refers_elsewhere").
     (c) *Best source.* If another given source covers the sentence's words better than the
         cited one(s) by at least ``repair_margin`` (0.25 of the words, a clear margin that
         overlapping chunks never reach), the citation is repaired to that source, the
@@ -76,6 +78,21 @@ _EPSILON = 1e-9
 INFORMATIONAL_REASONS = frozenset({"better_source_available"})
 
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+
+# A pointer to another place in the document instead of the fact itself ("effective on the
+# date first above written", "the fees set forth below"): grounded words, but no answer.
+_REFERS_ELSEWHERE = re.compile(
+    r"\b(?:(?:first\s+)?(?:above|below)[-\s](?:written|mentioned|stated|set\s+forth)"
+    r"|(?:written|set\s+forth|stated|given|specified|indicated|shown|mentioned|appearing)"
+    r"\s+(?:first\s+)?(?:above|below|hereinabove|hereinbelow|herein)"
+    r"|at\s+the\s+(?:beginning|top|end)\s+of\s+this\s+(?:agreement|document|contract|lease))\b",
+    re.IGNORECASE,
+)
+
+
+def refers_elsewhere(sentence: str) -> bool:
+    """Whether the sentence points to another part of the document instead of stating it."""
+    return bool(_REFERS_ELSEWHERE.search(sentence))
 
 
 @dataclass(frozen=True)
@@ -234,6 +251,11 @@ REASON_TEXT: dict[str, str] = {
     "yes_no_off_topic": "answers yes/no with a sentence that is not about the question",
     "number_not_in_evidence": "states a number, date or amount that the cited source does not",
     "better_source_available": "cited a source while another source supports it better",
+    "refers_elsewhere": (
+        "points to another part of the document (such as 'the date first above written') "
+        "instead of stating it; give the actual date, amount or term from the sources, or "
+        "answer with the refusal if the sources do not state it"
+    ),
     "judge_unsupported": "is not supported by the cited source according to the judge",
     "mixed_refusal": "mixes the refusal sentence with an answer; give one or the other",
     "no_content": "has no words to check",
@@ -377,6 +399,8 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
         reasons.append("yes_no_off_topic")
     if unsupported_quantities(claim, ctx.evidence(cited)):
         reasons.append("number_not_in_evidence")
+    if refers_elsewhere(claim):
+        reasons.append("refers_elsewhere")
     return reasons, support
 
 
