@@ -9,6 +9,7 @@ can be compared fairly.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -34,29 +35,37 @@ METRICS = [
 ]
 
 
-def load(run: Path) -> dict[str, dict]:
-    """A run's finished results by id, re-scored against its dataset's labels."""
+def load(run: Path, dataset: Path | None = None) -> dict[str, dict]:
+    """A run's finished results by id, re-scored against its dataset's labels (the dataset
+    named in the run's summary.json unless given)."""
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line]
     rows = [row for row in rows if not row.get("error")]
-    dataset = json.loads((run / "summary.json").read_text())["dataset"]
-    questions = {q.id: q for q in load_questions(Path(dataset))}
+    if dataset is None:
+        dataset = Path(json.loads((run / "summary.json").read_text())["dataset"])
+    questions = {q.id: q for q in load_questions(dataset)}
     return {row["id"]: rescore(row, questions[row["id"]]) for row in rows}
 
 
 def main(argv: list[str]) -> int:
-    runs = {a.rstrip("/"): load(Path(a)) for a in argv}
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", type=Path, help="evaluation output folders")
+    parser.add_argument("--dataset", type=Path, help="labels (default: each run's summary)")
+    args = parser.parse_args(argv)
+    runs = {str(run).rstrip("/"): load(run, args.dataset) for run in args.runs}
     common = set.intersection(*(set(r) for r in runs.values()))
     print(f"{len(common)} questions common to all runs\n")
-    print("| run | " + " | ".join(METRICS) + " | p50 s |")
-    print("|---" * (len(METRICS) + 2) + "|")
+    print("| run | n answered | " + " | ".join(METRICS) + " | p50 s |")
+    print("|---" * (len(METRICS) + 3) + "|")
     for name, rows in runs.items():
-        summary = summarize([rows[i] for i in sorted(common)])
+        chosen = [rows[i] for i in sorted(common)]
+        summary = summarize(chosen)
         cells = []
         for m in METRICS:
             v = summary.get(m)
             cells.append("n/a" if v is None else f"{v:.2f}")
         p50 = (summary.get("seconds_per_question") or {}).get("p50")
-        print(f"| {name} | " + " | ".join(cells) + f" | {p50:.0f} |")
+        answered = sum(row.get("status") == "answered" for row in chosen)
+        print(f"| {name} | {answered} | " + " | ".join(cells) + f" | {p50:.0f} |")
     return 0
 
 
