@@ -195,120 +195,105 @@ def ingest_paths(
     concurrent writers cannot lose each other's documents.
     """
     with writer_lock(index_dir):
-        return _ingest_paths_locked(
-            paths, index_dir, embedding_model, chunk_settings, progress, rebuild, embedder
-        )
+        started = time.perf_counter()
+        folder = resolve_index_dir(index_dir)
+        summary = IngestSummary(index_dir=str(folder))
+        manifest = None if rebuild else _existing_manifest(folder)
 
-
-def _ingest_paths_locked(
-    paths: Sequence[PathLike],
-    index_dir: PathLike | None = None,
-    embedding_model: str | None = None,
-    chunk_settings: ChunkSettings | None = None,
-    progress: bool = False,
-    rebuild: bool = False,
-    embedder: Embedder | None = None,
-) -> IngestSummary:
-    """:func:`ingest_paths` under the writer lock."""
-    started = time.perf_counter()
-    folder = resolve_index_dir(index_dir)
-    summary = IngestSummary(index_dir=str(folder))
-    manifest = None if rebuild else _existing_manifest(folder)
-
-    model_name = embedder.name if embedder is not None else embedding_model
-    if model_name is None:
-        model_name = manifest.embedding_model if manifest else DEFAULT_EMBEDDING_MODEL
-    if chunk_settings is None:
-        if manifest is not None and manifest.chunk_settings:
-            chunk_settings = settings_from_dict(manifest.chunk_settings)
-        else:
-            chunk_settings = ChunkSettings()
-    settings = settings_to_dict(chunk_settings)
-    if manifest is not None:
-        check_compatible(manifest, model_name, embedder.dimension if embedder else None)
-        if manifest.chunk_settings != settings:
-            raise IncompatibleIndexError(
-                f"index built with chunk settings {manifest.chunk_settings}, you asked for "
-                f"{settings}; re-ingest with --rebuild or keep the index's settings"
-            )
-
-    files, discovery_skips = discover_documents([Path(p) for p in paths])
-    summary.skipped.extend((str(p), reason) for p, reason in discovery_skips)
-    summary.files_seen = len(files)
-
-    new_docs: list[_NewDocument] = []
-    seen_names: dict[str, Path] = {}
-    for file in _progress(files, progress):
-        name = file.name
-        if name in seen_names:
-            summary.skipped.append(
-                (
-                    str(file),
-                    f"another file named {name} ({seen_names[name]}) is in this ingest; "
-                    "documents are identified by file name, rename one to index both",
+        model_name = embedder.name if embedder is not None else embedding_model
+        if model_name is None:
+            model_name = manifest.embedding_model if manifest else DEFAULT_EMBEDDING_MODEL
+        if chunk_settings is None:
+            if manifest is not None and manifest.chunk_settings:
+                chunk_settings = settings_from_dict(manifest.chunk_settings)
+            else:
+                chunk_settings = ChunkSettings()
+        settings = settings_to_dict(chunk_settings)
+        if manifest is not None:
+            check_compatible(manifest, model_name, embedder.dimension if embedder else None)
+            if manifest.chunk_settings != settings:
+                raise IncompatibleIndexError(
+                    f"index built with chunk settings {manifest.chunk_settings}, you asked for "
+                    f"{settings}; re-ingest with --rebuild or keep the index's settings"
                 )
-            )
-            continue
-        seen_names[name] = file
-        old = manifest.document(name) if manifest else None
-        try:
-            if old is not None and file_sha256(file) == old.content_hash:
-                summary.unchanged_docs.append(name)
-                continue
-            document = parse_document(file)
-        except ParsingError as exc:
-            summary.skipped.append((str(file), exc.reason))
-            continue
-        except OSError as exc:
-            summary.skipped.append((str(file), f"cannot read file: {exc.strerror or exc}"))
-            continue
-        if embedder is None:
-            embedder = get_embedder(model_name)
-            if manifest is not None:
-                check_compatible(manifest, model_name, embedder.dimension)
-        chunks = chunk_document(document, chunk_settings, embedder.count_tokens)
-        if not chunks:
-            summary.skipped.append((str(file), "no text to index"))
-            continue
-        new_docs.append(_NewDocument(_record_for(document, len(chunks)), chunks))
-        (summary.replaced_docs if old is not None else summary.added_docs).append(name)
-        summary.pages += len(document.pages)
-        summary.chunks += len(chunks)
 
-    summary.added = len(summary.added_docs)
-    summary.replaced = len(summary.replaced_docs)
-    summary.unchanged = len(summary.unchanged_docs)
-    if not new_docs or embedder is None:
-        summary.total_chunks_in_index = manifest.total_chunks if manifest else 0
+        files, discovery_skips = discover_documents([Path(p) for p in paths])
+        summary.skipped.extend((str(p), reason) for p, reason in discovery_skips)
+        summary.files_seen = len(files)
+
+        new_docs: list[_NewDocument] = []
+        seen_names: dict[str, Path] = {}
+        for file in _progress(files, progress):
+            name = file.name
+            if name in seen_names:
+                summary.skipped.append(
+                    (
+                        str(file),
+                        f"another file named {name} ({seen_names[name]}) is in this ingest; "
+                        "documents are identified by file name, rename one to index both",
+                    )
+                )
+                continue
+            seen_names[name] = file
+            old = manifest.document(name) if manifest else None
+            try:
+                if old is not None and file_sha256(file) == old.content_hash:
+                    summary.unchanged_docs.append(name)
+                    continue
+                document = parse_document(file)
+            except ParsingError as exc:
+                summary.skipped.append((str(file), exc.reason))
+                continue
+            except OSError as exc:
+                summary.skipped.append((str(file), f"cannot read file: {exc.strerror or exc}"))
+                continue
+            if embedder is None:
+                embedder = get_embedder(model_name)
+                if manifest is not None:
+                    check_compatible(manifest, model_name, embedder.dimension)
+            chunks = chunk_document(document, chunk_settings, embedder.count_tokens)
+            if not chunks:
+                summary.skipped.append((str(file), "no text to index"))
+                continue
+            new_docs.append(_NewDocument(_record_for(document, len(chunks)), chunks))
+            (summary.replaced_docs if old is not None else summary.added_docs).append(name)
+            summary.pages += len(document.pages)
+            summary.chunks += len(chunks)
+
+        summary.added = len(summary.added_docs)
+        summary.replaced = len(summary.replaced_docs)
+        summary.unchanged = len(summary.unchanged_docs)
+        if not new_docs or embedder is None:
+            summary.total_chunks_in_index = manifest.total_chunks if manifest else 0
+            summary.seconds = time.perf_counter() - started
+            return summary
+
+        new_chunks = [c for d in new_docs for c in d.chunks]
+        logger.info("embedding %d chunks from %d documents", len(new_chunks), len(new_docs))
+        vectors = embedder.embed_documents([c.text for c in new_chunks], show_progress=progress)
+        new_part = IndexData(
+            manifest=Manifest(
+                embedding_model=model_name,
+                dimension=embedder.dimension,
+                chunk_settings=settings,
+                documents=tuple(d.record for d in new_docs),
+            ),
+            chunks=new_chunks,
+            dense=DenseIndex(vectors),
+            bm25=BM25Index.build(c.text for c in new_chunks),
+        )
+        replaced_names = {d.record.name for d in new_docs}
+        if manifest is not None:
+            existing = read_index(folder, embedding_model=model_name, dimension=embedder.dimension)
+            kept = _without_documents(existing, replaced_names)
+            combined = _concatenate(kept, new_part)
+        else:
+            combined = new_part
+        generation = write_index(folder, combined)
+        summary.generation = generation.name
+        summary.total_chunks_in_index = len(combined.chunks)
         summary.seconds = time.perf_counter() - started
         return summary
-
-    new_chunks = [c for d in new_docs for c in d.chunks]
-    logger.info("embedding %d chunks from %d documents", len(new_chunks), len(new_docs))
-    vectors = embedder.embed_documents([c.text for c in new_chunks], show_progress=progress)
-    new_part = IndexData(
-        manifest=Manifest(
-            embedding_model=model_name,
-            dimension=embedder.dimension,
-            chunk_settings=settings,
-            documents=tuple(d.record for d in new_docs),
-        ),
-        chunks=new_chunks,
-        dense=DenseIndex(vectors),
-        bm25=BM25Index.build(c.text for c in new_chunks),
-    )
-    replaced_names = {d.record.name for d in new_docs}
-    if manifest is not None:
-        existing = read_index(folder, embedding_model=model_name, dimension=embedder.dimension)
-        kept = _without_documents(existing, replaced_names)
-        combined = _concatenate(kept, new_part)
-    else:
-        combined = new_part
-    generation = write_index(folder, combined)
-    summary.generation = generation.name
-    summary.total_chunks_in_index = len(combined.chunks)
-    summary.seconds = time.perf_counter() - started
-    return summary
 
 
 def _without_documents(data: IndexData, names: set[str]) -> IndexData:
