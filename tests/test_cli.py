@@ -106,11 +106,17 @@ def test_remove_and_unknown_document_errors(
     assert "no results" in out
 
 
-def test_remove_by_path_reports_removed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any
-) -> None:
+@pytest.fixture()
+def contract_pdf(tmp_path: Path) -> Path:
     pdf = tmp_path / "contract.pdf"
     make_sample_contract_pdf(pdf)
+    return pdf
+
+
+def test_remove_by_path_reports_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any, contract_pdf: Path
+) -> None:
+    pdf = contract_pdf
     index = str(tmp_path / "index")
     run_cli(capsys, "ingest", str(pdf), "--index", index)
     code, out, _ = run_cli(capsys, "remove", str(pdf), "nope.pdf", "--index", index)
@@ -119,12 +125,11 @@ def test_remove_by_path_reports_removed(
 
 
 def test_partial_chunk_settings_come_from_the_index(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any, contract_pdf: Path
 ) -> None:
     from citeguard.index.store import read_manifest
 
-    pdf = tmp_path / "contract.pdf"
-    make_sample_contract_pdf(pdf)
+    pdf = contract_pdf
     index = str(tmp_path / "index")
     assert run_cli(capsys, "ingest", str(pdf), "--index", index, "--chunk-tokens", "300")[0] == 0
     assert read_manifest(index).chunk_settings["overlap_tokens"] == 60  # a fifth

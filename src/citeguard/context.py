@@ -120,9 +120,8 @@ class Context:
                 raise ValueError(
                     f"{name}={getattr(self, name)!r}: choose one of {', '.join(get_args(kind))}"
                 )
-        for name in ("model",):
-            if not isinstance(getattr(self, name), str) or not getattr(self, name):
-                raise ValueError(f"{name} must be a non-empty string")
+        if not isinstance(self.model, str) or not self.model:
+            raise ValueError(f"model={self.model!r}: must be a non-empty string")
         counts = {"top_k": 1, "context_k": 1, "max_regenerations": 0}
         for name, least in counts.items():
             value = getattr(self, name)
