@@ -58,6 +58,7 @@ from citeguard.validation.grounding import (
     coverage,
     lexical_overlap,
     sentence_token_set,
+    supported_quantity_tokens,
     token_set,
     unsupported_quantities,
 )
@@ -78,12 +79,14 @@ _EPSILON = 1e-9
 INFORMATIONAL_REASONS = frozenset({"better_source_available"})
 
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+_YES_NO_WORDS = frozenset({"yes", "no"})
 
 # A pointer to another place in the document instead of the fact itself ("effective on the
 # date first above written", "the fees set forth below"): grounded words, but no answer.
 _REFERS_ELSEWHERE = re.compile(
     r"\b(?:(?:first\s+)?(?:above|below)[-\s](?:written|mentioned|stated|set\s+forth)"
-    r"|(?:written|set\s+forth|stated|given|specified|indicated|shown|mentioned|appearing)"
+    r"|(?:written|set\s+forth|stated|given|specified|indicated|shown|mentioned|appearing"
+    r"|signed|executed)"
     r"\s+(?:first\s+)?(?:above|below|hereinabove|hereinbelow|herein)"
     r"|at\s+the\s+(?:beginning|top|end)\s+of\s+this\s+(?:agreement|document|contract|lease))\b",
     re.IGNORECASE,
@@ -356,10 +359,28 @@ def _cited_sources(markers: Sequence[CitationMarker]) -> list[int]:
 
 def _repair(claim: str, cited: list[int], ctx: _Context) -> CitationRepair | None:
     """Strict (c): a clearly better source than the cited one(s), if there is one."""
-    words = content_words_not_in_question(claim, ctx.question) or sentence_token_set(claim)
+    # "Yes"/"No" are in no source: left in, they would make a restated-question answer
+    # ("Yes, <the question's words> [4].") unrepairable.
+    words = (content_words_not_in_question(claim, ctx.question) - _YES_NO_WORDS) or (
+        sentence_token_set(claim) - _YES_NO_WORDS
+    )
     if not words:
         return None
     cited_share = coverage(words, ctx.evidence_tokens(cited))
+    if unsupported_quantities(claim, ctx.evidence(cited)):
+        # The sentence's numbers decide where it comes from: a source stating all of them
+        # that the cited one lacks wins without the word margin ("$2 million ... $5
+        # million" copied from [3] but cited [1], whose clause says "$1 million").
+        stating_all = [
+            number
+            for number, source in enumerate(ctx.sources, start=1)
+            if number not in cited and not unsupported_quantities(claim, source)
+        ]
+        if stating_all:
+            best = max(stating_all, key=lambda n: coverage(words, ctx.source_tokens[n - 1]))
+            best_share = coverage(words, ctx.source_tokens[best - 1])
+            if best_share + _EPSILON >= cited_share:
+                return CitationRepair(list(cited), [best], cited_share, best_share)
     best_index, best_share = 0, -1.0
     for number, tokens in enumerate(ctx.source_tokens, start=1):
         if number in cited:
@@ -375,7 +396,10 @@ def _repair(claim: str, cited: list[int], ctx: _Context) -> CitationRepair | Non
 def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[str], float | None]:
     """Strict checks (a) and (b) against the cited evidence."""
     reasons: list[str] = []
-    evidence_tokens = ctx.evidence_tokens(cited)
+    # A number stated in another format ("August 4, 2010" for "8/4/10") counts as present.
+    evidence_tokens = ctx.evidence_tokens(cited) | supported_quantity_tokens(
+        claim, ctx.evidence(cited)
+    )
     new_words = content_words_not_in_question(claim, ctx.question) - {"yes"}
     support: float | None = None
     if new_words:
@@ -426,7 +450,9 @@ def _feedback(
             bad = ", ".join(m.text for m in markers if m.kind == "placeholder")
             parts.append(f"contains the placeholder {bad}; write the actual value from the sources")
         elif reason == "content_not_in_evidence":
-            tokens = ctx.evidence_tokens(verdict.cited_sources)
+            tokens = ctx.evidence_tokens(verdict.cited_sources) | supported_quantity_tokens(
+                claim, ctx.evidence(verdict.cited_sources)
+            )
             missing = sorted(content_words_not_in_question(claim, ctx.question) - tokens)
             cited = "".join(f"[{n}]" for n in verdict.cited_sources)
             parts.append(
