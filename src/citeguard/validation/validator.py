@@ -21,6 +21,8 @@ Levels (each includes the one before):
         cannot tell "Yes" from "No"; the judge level can.
         A sentence that opens with "Yes"/"No" must also share at least one content word
         with the question ("yes_no_off_topic"): "Yes: Title: CEO [2]." answers nothing.
+        The words of a quantity the evidence states in another format count as found
+        ("August 4, 2010" for "8/4/10").
     (b) *Quantities.* Every number, date, amount, percentage and duration in the sentence
         must be stated by the cited evidence (see :mod:`citeguard.validation.grounding`).
         A sentence that points elsewhere instead of stating the fact ("effective on the
@@ -28,7 +30,10 @@ Levels (each includes the one before):
     (c) *Best source.* If another given source covers the sentence's words better than the
         cited one(s) by at least ``repair_margin`` (0.25 of the words, a clear margin that
         overlapping chunks never reach), the citation is repaired to that source, the
-        repair is recorded, and the sentence is judged against the repaired source.
+        repair is recorded, and the sentence is judged against the repaired source. When
+        the cited source lacks one of the sentence's quantities and another source states
+        them all, that source wins without the margin if its words cover the sentence at
+        least as well. "Yes"/"No" never count as words here.
 ``judge``
     Strict, plus ``judge(sentence, cited evidence) >= judge_threshold`` (0.5: the judge
     returns P(supported), and 0.5 is the decision boundary of a calibrated probability).
