@@ -296,6 +296,24 @@ def test_a_yes_answer_restating_the_question_can_be_repaired() -> None:
     assert result.passed, verdict.reasons
 
 
+def test_a_yes_answer_must_find_the_questions_terms_in_its_source() -> None:
+    breach = (
+        "Either party may terminate this Agreement by written notice to the breaching party "
+        "if the other party materially breaches it and fails to cure within thirty days."
+    )
+    question = "Can a party terminate this agreement for convenience, without cause?"
+    answer = (
+        "Yes, a party may terminate this agreement for convenience by written notice to "
+        "the breaching party [1]."
+    )
+    result = validate_answer(answer, [breach], question, STRICT)
+    assert "yes_no_terms_not_in_evidence" in result.sentences[0].reasons
+    assert "convenience" in result.feedback[0] or "convenienc" in result.feedback[0]
+    # The same answer against a clause that does speak of convenience passes.
+    convenience = breach + " Either party may also terminate for convenience on notice."
+    assert validate_answer(answer, [convenience], question, STRICT).passed
+
+
 ASSIGN_QUESTION = "Can a party assign this agreement, and is the other party's consent required?"
 
 

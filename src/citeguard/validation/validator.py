@@ -21,6 +21,9 @@ Levels (each includes the one before):
         cannot tell "Yes" from "No"; the judge level can.
         A sentence that opens with "Yes"/"No" must also share at least one content word
         with the question ("yes_no_off_topic"): "Yes: Title: CEO [2]." answers nothing.
+        Its words taken from a yes/no question must all be in the cited source
+        ("yes_no_terms_not_in_evidence"): "Yes, a party may terminate for convenience [3]."
+        needs a source that speaks of convenience.
         The words of a quantity the evidence states in another format count as found
         ("August 4, 2010" for "8/4/10").
     (b) *Quantities.* Every number, date, amount, percentage and duration in the sentence
@@ -264,6 +267,9 @@ REASON_TEXT: dict[str, str] = {
         "instead of stating it; give the actual date, amount or term from the sources, or "
         "answer with the refusal if the sources do not state it"
     ),
+    "yes_no_terms_not_in_evidence": (
+        "answers yes/no with words of the question that the cited source does not contain"
+    ),
     "judge_unsupported": "is not supported by the cited source according to the judge",
     "mixed_refusal": "mixes the refusal sentence with an answer; give one or the other",
     "no_content": "has no words to check",
@@ -398,13 +404,38 @@ def _repair(claim: str, cited: list[int], ctx: _Context) -> CitationRepair | Non
     return None
 
 
+def _backed_tokens(claim: str, cited: Sequence[int], ctx: _Context) -> set[str]:
+    """The cited evidence's tokens, plus the claim's words of quantities it states.
+
+    A number stated in another format ("August 4, 2010" for "8/4/10") counts as present.
+    """
+    return ctx.evidence_tokens(cited) | supported_quantity_tokens(claim, ctx.evidence(cited))
+
+
+# How a yes/no question asks, not what it is about: "Is consent required?" is answered by
+# "may not assign without consent", which never says "required".
+_ASKING_WORDS = frozenset(
+    token_set(
+        "require required requires requirement permit permitted permits allow allowed allows "
+        "entitled obligated obliged oblige must may can shall need needed needs able"
+    )
+)
+
+
+def _yes_no_terms_missing(claim: str, evidence_tokens: set[str], question: str) -> set[str]:
+    """The question's words that a yes/no answer repeats and its cited source lacks.
+
+    "Yes, a party may terminate for convenience [3]." asserts the question's own terms;
+    when source 3 never says "convenience", the sentence claims what the source does not
+    (an absent clause answered "Yes", or "No" concluded from silence).
+    """
+    return (sentence_token_set(claim) & token_set(question)) - evidence_tokens - _ASKING_WORDS
+
+
 def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[str], float | None]:
     """Strict checks (a) and (b) against the cited evidence."""
     reasons: list[str] = []
-    # A number stated in another format ("August 4, 2010" for "8/4/10") counts as present.
-    evidence_tokens = ctx.evidence_tokens(cited) | supported_quantity_tokens(
-        claim, ctx.evidence(cited)
-    )
+    evidence_tokens = _backed_tokens(claim, cited, ctx)
     new_words = content_words_not_in_question(claim, ctx.question) - {"yes"}
     support: float | None = None
     if new_words:
@@ -426,6 +457,9 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
         # "Yes: <a sentence about something else>" answers nothing: a yes/no answer must
         # speak about the question's subject.
         reasons.append("yes_no_off_topic")
+    if _YES_NO.match(claim) and is_yes_no_question(ctx.question):
+        if _yes_no_terms_missing(claim, evidence_tokens, ctx.question):
+            reasons.append("yes_no_terms_not_in_evidence")
     if unsupported_quantities(claim, ctx.evidence(cited)):
         reasons.append("number_not_in_evidence")
     if refers_elsewhere(claim):
@@ -455,14 +489,20 @@ def _feedback(
             bad = ", ".join(m.text for m in markers if m.kind == "placeholder")
             parts.append(f"contains the placeholder {bad}; write the actual value from the sources")
         elif reason == "content_not_in_evidence":
-            tokens = ctx.evidence_tokens(verdict.cited_sources) | supported_quantity_tokens(
-                claim, ctx.evidence(verdict.cited_sources)
-            )
+            tokens = _backed_tokens(claim, verdict.cited_sources, ctx)
             missing = sorted(content_words_not_in_question(claim, ctx.question) - tokens)
             cited = "".join(f"[{n}]" for n in verdict.cited_sources)
             parts.append(
                 f"says things source {cited} does not state (words not found: "
                 f"{', '.join(missing[:8])})"
+            )
+        elif reason == "yes_no_terms_not_in_evidence":
+            tokens = _backed_tokens(claim, verdict.cited_sources, ctx)
+            missing = sorted(_yes_no_terms_missing(claim, tokens, ctx.question))
+            cited = "".join(f"[{n}]" for n in verdict.cited_sources)
+            parts.append(
+                f"answers yes/no about {', '.join(missing[:8])}, which source {cited} does "
+                "not mention; answer only from what a source says, or answer with the refusal"
             )
         elif reason == "number_not_in_evidence":
             missing_q = unsupported_quantities(claim, ctx.evidence(verdict.cited_sources))
