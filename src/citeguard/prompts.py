@@ -56,13 +56,6 @@ _EXAMPLES: list[tuple[str, str]] = [
         "The membership fee is $45 per month, charged on the 5th day of each month [1]. "
         "A member may cancel with 30 days' written notice delivered to the front desk [2].",
     ),
-    # A yes/no question whose answer is in a source is answered from that source's words.
-    # With the refusal below as the only yes/no example, the model refused most yes/no
-    # questions, even with the clause in front of it (docs/results.md).
-    (
-        "Can a member cancel the membership?",
-        "Yes, members may cancel with 30 days' written notice delivered to the front desk [2].",
-    ),
     ("Is there a discount for students?", REFUSAL),
 ]
 
