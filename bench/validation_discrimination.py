@@ -1,14 +1,16 @@
 """Validator discrimination per level, with the real embedding model and local judge.
 
-    python bench/validation_discrimination.py ../shared/data/cuad-dev
+    python bench/validation_discrimination.py ../shared/data/cuad-dev [--levels paper,strict]
 
-Writes bench/results/validation_discrimination.json: for paper, strict and judge, the share
-of correct (answer, own evidence) pairs accepted and of wrong (answer, other contract's
-evidence) pairs rejected. See citeguard.evaluation.discrimination.
+Writes bench/results/validation_discrimination.json: for each level run (paper, strict and
+judge by default), the share of correct (answer, own evidence) pairs accepted and of wrong
+(answer, other contract's evidence) pairs rejected; levels not run keep their earlier
+entries. See citeguard.evaluation.discrimination.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -18,13 +20,29 @@ from citeguard.evaluation.discrimination import discrimination_pairs, discrimina
 from citeguard.llm import support_probability
 from citeguard.models import get_embedder
 
+LEVELS = ("paper", "strict", "judge")
+OUT = Path("bench/results/validation_discrimination.json")
+
 
 def main(argv: list[str]) -> int:
-    dataset = Path(argv[0]) if argv else Path("../shared/data/cuad-dev")
-    pairs = discrimination_pairs(dataset)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", nargs="?", default="../shared/data/cuad-dev", type=Path)
+    parser.add_argument(
+        "--levels",
+        default=",".join(LEVELS),
+        help="comma-separated validation levels to measure (default: all; judge is slow)",
+    )
+    args = parser.parse_args(argv)
+    levels = [level.strip() for level in args.levels.split(",") if level.strip()]
+    unknown = sorted(set(levels) - set(LEVELS))
+    if unknown:
+        parser.error(f"unknown level(s) {', '.join(unknown)}; choose from {', '.join(LEVELS)}")
+
+    pairs = discrimination_pairs(args.dataset)
     embed = get_embedder().embed_documents
-    report: dict[str, object] = {"pairs": len(pairs)}
-    for level in ("paper", "strict", "judge"):
+    report: dict[str, object] = json.loads(OUT.read_text()) if OUT.exists() else {}
+    report["pairs"] = len(pairs)
+    for level in levels:
         started = time.perf_counter()
         judge = support_probability if level == "judge" else None
         accepted, rejected = discrimination_rates(pairs, level, embed=embed, judge=judge)
@@ -34,9 +52,8 @@ def main(argv: list[str]) -> int:
             "seconds": time.perf_counter() - started,
         }
         print(level, report[level], flush=True)
-    out = Path("bench/results/validation_discrimination.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2))
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(report, indent=2) + "\n")
     return 0
 
 

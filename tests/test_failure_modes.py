@@ -60,7 +60,8 @@ def test_date_taken_from_a_page_footer_fails() -> None:
 PREAMBLE = (
     "This Strategic Alliance Agreement is made as of the date first above written by and "
     "between Alpha Corp. and Beta LLC. The Agreement becomes effective on the date first "
-    "above written and continues for two (2) years."
+    "above written and continues for two (2) years. It is effective as of the date last "
+    "signed below."
 )
 
 
@@ -70,6 +71,7 @@ def test_answer_pointing_elsewhere_instead_of_stating_fails() -> None:
         "The agreement becomes effective on the date first above written [1].",
         "The agreement was signed on the date given at the beginning of this Agreement [1].",
         "The fees are set forth below [1].",
+        "The agreement is effective as of the date last signed below [1].",
     ):
         result = validate_answer(answer, [PREAMBLE], "When does this agreement start?", STRICT)
         assert not result.passed, answer

@@ -116,6 +116,13 @@ def test_no_period_inside_words_and_at_most_three_markers(g2: str) -> None:
     assert not admits(g2, "The fee is $75 [1][2][1][2].")
 
 
+def test_numbers_carry_at_most_three_dot_groups(g2: str) -> None:
+    # An unbounded run of ".5" groups let the model loop until its token limit.
+    assert admits(g2, "See Section 8.1.1.1 of the lease [1].")
+    assert not admits(g2, "See Section 8.1.1.1.1 of the lease [1].")
+    assert not admits(g2, "Insurance of $10,000,000.00.00.00.00 applies [2].")
+
+
 def test_marker_range_follows_k() -> None:
     grammar = citation_answer_grammar(k=12)
     assert admits(grammar, "Late fees apply [12][1].")

@@ -246,6 +246,74 @@ def test_repair_rewrites_every_marker_of_the_sentence_in_the_delivered_answer() 
     )
 
 
+def test_a_date_in_another_format_counts_as_stated() -> None:
+    signed = "IN WITNESS WHEREOF the parties sign. DATE: 8/4/10 By: J. Smith, President"
+    answer = "The agreement was signed on August 4, 2010 [1]."
+    result = validate_answer(answer, [signed], "When was the agreement signed?", STRICT)
+    assert result.passed, result.sentences[0].reasons
+    # A different date is still caught, by both checks.
+    wrong = validate_answer(
+        "The agreement was signed on August 5, 2011 [1].",
+        [signed],
+        "When was the agreement signed?",
+        STRICT,
+    )
+    assert {"content_not_in_evidence", "number_not_in_evidence"} <= set(wrong.sentences[0].reasons)
+
+
+def test_repair_follows_the_numbers_when_the_words_do_not_decide() -> None:
+    small = (
+        "The Distributor shall maintain liability insurance of not less than $1 million "
+        "per occurrence and $2 million in the aggregate, naming the Supplier as insured."
+    )
+    large = (
+        "The Supplier shall maintain liability insurance of not less than $2 million per "
+        "occurrence and $5 million in the aggregate, naming the Distributor as insured."
+    )
+    answer = (
+        "The Supplier maintains insurance of not less than $2 million per occurrence and "
+        "$5 million in the aggregate [1]."
+    )
+    result = validate_answer(answer, [small, large], "What insurance is required?", STRICT)
+    verdict = result.sentences[0]
+    assert verdict.repaired_citation is not None
+    assert verdict.cited_sources == [2]
+    assert result.passed, verdict.reasons
+
+
+def test_a_yes_answer_restating_the_question_can_be_repaired() -> None:
+    ip = (
+        "6. Intellectual Property. The Company shall be the sole and exclusive owner of "
+        "all work product, and the Consultant hereby assigns to the Company all inventions."
+    )
+    # Apart from "Yes" the sentence only has the question's words: those decide the source.
+    answer = "Yes, the company is the owner of the work product [2]."
+    question = "Is the company the owner of the work product?"
+    result = validate_answer(answer, [ip, UNRELATED], question, STRICT)
+    verdict = result.sentences[0]
+    assert verdict.repaired_citation is not None
+    assert verdict.cited_sources == [1]
+    assert result.passed, verdict.reasons
+
+
+def test_a_yes_answer_must_find_the_questions_terms_in_its_source() -> None:
+    breach = (
+        "Either party may terminate this Agreement by written notice to the breaching party "
+        "if the other party materially breaches it and fails to cure within thirty days."
+    )
+    question = "Can a party terminate this agreement for convenience, without cause?"
+    answer = (
+        "Yes, a party may terminate this agreement for convenience by written notice to "
+        "the breaching party [1]."
+    )
+    result = validate_answer(answer, [breach], question, STRICT)
+    assert "yes_no_terms_not_in_evidence" in result.sentences[0].reasons
+    assert "convenience" in result.feedback[0] or "convenienc" in result.feedback[0]
+    # The same answer against a clause that does speak of convenience passes.
+    convenience = breach + " Either party may also terminate for convenience on notice."
+    assert validate_answer(answer, [convenience], question, STRICT).passed
+
+
 ASSIGN_QUESTION = "Can a party assign this agreement, and is the other party's consent required?"
 
 

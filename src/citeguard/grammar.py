@@ -49,6 +49,9 @@ def _marker_rule(k: int, allowed: Sequence[int] | None = None) -> str:
 
 
 MAX_MARKERS = 3
+"""Most citation markers one answer sentence may carry."""
+MAX_DOT_GROUPS = 3
+"""Most "."-joined digit groups one number may carry after its first digit ("8.1.1.1")."""
 
 
 def _optional_repeat(rule: str, times: int) -> str:
@@ -96,8 +99,12 @@ def citation_answer_grammar(
             # A "." only inside a number ("$1,450.00", "3.2"): digit, dot, digit. Otherwise a
             # model that wants to end its sentence ("late.") would be pushed to run on past
             # the period ("late.14.1 [2].") instead of closing with its marker.
-            f'word ::= {_WORD_CHAR_CLASS}+ | {_WORD_CHAR_CLASS}* [0-9] ("." [0-9]+)+ '
-            f"{_WORD_CHAR_CLASS}*",
+            # At most MAX_DOT_GROUPS dot groups ("8.1.1.1", "$1,450.00"): an unbounded
+            # ("." [0-9]+)+ let the model loop on "5.1.5.5.4.5.6..." or "$10.00.00.00..."
+            # until its token limit, which left the sentence without its marker.
+            f"word ::= {_WORD_CHAR_CLASS}+ | {_WORD_CHAR_CLASS}* [0-9] dotgroup "
+            f"{_optional_repeat('dotgroup', MAX_DOT_GROUPS - 1)} {_WORD_CHAR_CLASS}*",
+            'dotgroup ::= "." [0-9]+',
             # At most MAX_MARKERS markers a sentence: an unbounded run let the model loop on
             # "[2][3][4][1]..." until its token limit.
             f"markers ::= marker {_optional_repeat('marker', MAX_MARKERS - 1)}".rstrip(),

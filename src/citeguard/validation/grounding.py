@@ -403,6 +403,20 @@ def quantity_supported(claim: Quantity, evidence: Sequence[Quantity]) -> bool:
     return False
 
 
+def supported_quantity_tokens(sentence: str, evidence: str) -> set[str]:
+    """Tokens of the sentence's quantities that ``evidence`` states, in any format.
+
+    "August 4, 2010" is stated by "8/4/10": its words ("august", "4", "2010") are backed
+    by the quantity check, so a word check must not count them as missing.
+    """
+    evidence_quantities = extract_quantities(evidence)
+    words: set[str] = set()
+    for quantity in extract_quantities(strip_citations(sentence)):
+        if quantity_supported(quantity, evidence_quantities):
+            words |= token_set(quantity.text)
+    return words
+
+
 def unsupported_quantities(sentence: str, evidence: str) -> list[Quantity]:
     """Quantities of ``sentence`` (markers removed) that ``evidence`` does not state."""
     evidence_quantities = extract_quantities(evidence)

@@ -21,6 +21,11 @@ Levels (each includes the one before):
         cannot tell "Yes" from "No"; the judge level can.
         A sentence that opens with "Yes"/"No" must also share at least one content word
         with the question ("yes_no_off_topic"): "Yes: Title: CEO [2]." answers nothing.
+        Its words taken from a yes/no question must all be in the cited source
+        ("yes_no_terms_not_in_evidence"): "Yes, a party may terminate for convenience [3]."
+        needs a source that speaks of convenience.
+        The words of a quantity the evidence states in another format count as found
+        ("August 4, 2010" for "8/4/10").
     (b) *Quantities.* Every number, date, amount, percentage and duration in the sentence
         must be stated by the cited evidence (see :mod:`citeguard.validation.grounding`).
         A sentence that points elsewhere instead of stating the fact ("effective on the
@@ -28,7 +33,10 @@ Levels (each includes the one before):
     (c) *Best source.* If another given source covers the sentence's words better than the
         cited one(s) by at least ``repair_margin`` (0.25 of the words, a clear margin that
         overlapping chunks never reach), the citation is repaired to that source, the
-        repair is recorded, and the sentence is judged against the repaired source.
+        repair is recorded, and the sentence is judged against the repaired source. When
+        the cited source lacks one of the sentence's quantities and another source states
+        them all, that source wins without the margin if its words cover the sentence at
+        least as well. "Yes"/"No" never count as words here.
 ``judge``
     Strict, plus ``judge(sentence, cited evidence) >= judge_threshold`` (0.5: the judge
     returns P(supported), and 0.5 is the decision boundary of a calibrated probability).
@@ -58,6 +66,7 @@ from citeguard.validation.grounding import (
     coverage,
     lexical_overlap,
     sentence_token_set,
+    supported_quantity_tokens,
     token_set,
     unsupported_quantities,
 )
@@ -78,12 +87,14 @@ _EPSILON = 1e-9
 INFORMATIONAL_REASONS = frozenset({"better_source_available"})
 
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+_YES_NO_WORDS = frozenset({"yes", "no"})
 
 # A pointer to another place in the document instead of the fact itself ("effective on the
 # date first above written", "the fees set forth below"): grounded words, but no answer.
 _REFERS_ELSEWHERE = re.compile(
     r"\b(?:(?:first\s+)?(?:above|below)[-\s](?:written|mentioned|stated|set\s+forth)"
-    r"|(?:written|set\s+forth|stated|given|specified|indicated|shown|mentioned|appearing)"
+    r"|(?:written|set\s+forth|stated|given|specified|indicated|shown|mentioned|appearing"
+    r"|signed|executed)"
     r"\s+(?:first\s+)?(?:above|below|hereinabove|hereinbelow|herein)"
     r"|at\s+the\s+(?:beginning|top|end)\s+of\s+this\s+(?:agreement|document|contract|lease))\b",
     re.IGNORECASE,
@@ -256,6 +267,9 @@ REASON_TEXT: dict[str, str] = {
         "instead of stating it; give the actual date, amount or term from the sources, or "
         "answer with the refusal if the sources do not state it"
     ),
+    "yes_no_terms_not_in_evidence": (
+        "answers yes/no with words of the question that the cited source does not contain"
+    ),
     "judge_unsupported": "is not supported by the cited source according to the judge",
     "mixed_refusal": "mixes the refusal sentence with an answer; give one or the other",
     "no_content": "has no words to check",
@@ -356,10 +370,28 @@ def _cited_sources(markers: Sequence[CitationMarker]) -> list[int]:
 
 def _repair(claim: str, cited: list[int], ctx: _Context) -> CitationRepair | None:
     """Strict (c): a clearly better source than the cited one(s), if there is one."""
-    words = content_words_not_in_question(claim, ctx.question) or sentence_token_set(claim)
+    # "Yes"/"No" are in no source: left in, they would make a restated-question answer
+    # ("Yes, <the question's words> [4].") unrepairable.
+    words = (content_words_not_in_question(claim, ctx.question) - _YES_NO_WORDS) or (
+        sentence_token_set(claim) - _YES_NO_WORDS
+    )
     if not words:
         return None
     cited_share = coverage(words, ctx.evidence_tokens(cited))
+    if unsupported_quantities(claim, ctx.evidence(cited)):
+        # The sentence's numbers decide where it comes from: a source stating all of them
+        # that the cited one lacks wins without the word margin ("$2 million ... $5
+        # million" copied from [3] but cited [1], whose clause says "$1 million").
+        stating_all = [
+            number
+            for number, source in enumerate(ctx.sources, start=1)
+            if number not in cited and not unsupported_quantities(claim, source)
+        ]
+        if stating_all:
+            best = max(stating_all, key=lambda n: coverage(words, ctx.source_tokens[n - 1]))
+            best_share = coverage(words, ctx.source_tokens[best - 1])
+            if best_share + _EPSILON >= cited_share:
+                return CitationRepair(list(cited), [best], cited_share, best_share)
     best_index, best_share = 0, -1.0
     for number, tokens in enumerate(ctx.source_tokens, start=1):
         if number in cited:
@@ -372,10 +404,38 @@ def _repair(claim: str, cited: list[int], ctx: _Context) -> CitationRepair | Non
     return None
 
 
+def _backed_tokens(claim: str, cited: Sequence[int], ctx: _Context) -> set[str]:
+    """The cited evidence's tokens, plus the claim's words of quantities it states.
+
+    A number stated in another format ("August 4, 2010" for "8/4/10") counts as present.
+    """
+    return ctx.evidence_tokens(cited) | supported_quantity_tokens(claim, ctx.evidence(cited))
+
+
+# How a yes/no question asks, not what it is about: "Is consent required?" is answered by
+# "may not assign without consent", which never says "required".
+_ASKING_WORDS = frozenset(
+    token_set(
+        "require required requires requirement permit permitted permits allow allowed allows "
+        "entitled obligated obliged oblige must may can shall need needed needs able"
+    )
+)
+
+
+def _yes_no_terms_missing(claim: str, evidence_tokens: set[str], question: str) -> set[str]:
+    """The question's words that a yes/no answer repeats and its cited source lacks.
+
+    "Yes, a party may terminate for convenience [3]." asserts the question's own terms;
+    when source 3 never says "convenience", the sentence claims what the source does not
+    (an absent clause answered "Yes", or "No" concluded from silence).
+    """
+    return (sentence_token_set(claim) & token_set(question)) - evidence_tokens - _ASKING_WORDS
+
+
 def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[str], float | None]:
     """Strict checks (a) and (b) against the cited evidence."""
     reasons: list[str] = []
-    evidence_tokens = ctx.evidence_tokens(cited)
+    evidence_tokens = _backed_tokens(claim, cited, ctx)
     new_words = content_words_not_in_question(claim, ctx.question) - {"yes"}
     support: float | None = None
     if new_words:
@@ -397,6 +457,9 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
         # "Yes: <a sentence about something else>" answers nothing: a yes/no answer must
         # speak about the question's subject.
         reasons.append("yes_no_off_topic")
+    if _YES_NO.match(claim) and is_yes_no_question(ctx.question):
+        if _yes_no_terms_missing(claim, evidence_tokens, ctx.question):
+            reasons.append("yes_no_terms_not_in_evidence")
     if unsupported_quantities(claim, ctx.evidence(cited)):
         reasons.append("number_not_in_evidence")
     if refers_elsewhere(claim):
@@ -426,12 +489,20 @@ def _feedback(
             bad = ", ".join(m.text for m in markers if m.kind == "placeholder")
             parts.append(f"contains the placeholder {bad}; write the actual value from the sources")
         elif reason == "content_not_in_evidence":
-            tokens = ctx.evidence_tokens(verdict.cited_sources)
+            tokens = _backed_tokens(claim, verdict.cited_sources, ctx)
             missing = sorted(content_words_not_in_question(claim, ctx.question) - tokens)
             cited = "".join(f"[{n}]" for n in verdict.cited_sources)
             parts.append(
                 f"says things source {cited} does not state (words not found: "
                 f"{', '.join(missing[:8])})"
+            )
+        elif reason == "yes_no_terms_not_in_evidence":
+            tokens = _backed_tokens(claim, verdict.cited_sources, ctx)
+            missing = sorted(_yes_no_terms_missing(claim, tokens, ctx.question))
+            cited = "".join(f"[{n}]" for n in verdict.cited_sources)
+            parts.append(
+                f"answers yes/no about {', '.join(missing[:8])}, which source {cited} does "
+                "not mention; answer only from what a source says, or answer with the refusal"
             )
         elif reason == "number_not_in_evidence":
             missing_q = unsupported_quantities(claim, ctx.evidence(verdict.cited_sources))
