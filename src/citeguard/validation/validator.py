@@ -89,6 +89,15 @@ INFORMATIONAL_REASONS = frozenset({"better_source_available"})
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 _YES_NO_WORDS = frozenset({"yes", "no"})
 
+# How a yes/no question asks, not what it is about: "Is consent required?" is answered by
+# "may not assign without consent", which never says "required".
+_ASKING_WORDS = frozenset(
+    token_set(
+        "require required requires requirement permit permitted permits allow allowed allows "
+        "entitled obligated obliged oblige must may can shall need needed needs able"
+    )
+)
+
 # A pointer to another place in the document instead of the fact itself ("effective on the
 # date first above written", "the fees set forth below"): grounded words, but no answer.
 _REFERS_ELSEWHERE = re.compile(
@@ -387,11 +396,11 @@ def _repair(claim: str, cited: list[int], ctx: _Context) -> CitationRepair | Non
             for number, source in enumerate(ctx.sources, start=1)
             if number not in cited and not unsupported_quantities(claim, source)
         ]
-        if stating_all:
-            best = max(stating_all, key=lambda n: coverage(words, ctx.source_tokens[n - 1]))
-            best_share = coverage(words, ctx.source_tokens[best - 1])
-            if best_share + _EPSILON >= cited_share:
-                return CitationRepair(list(cited), [best], cited_share, best_share)
+        shares = {n: coverage(words, ctx.source_tokens[n - 1]) for n in stating_all}
+        if shares:
+            best = max(shares, key=shares.__getitem__)
+            if shares[best] + _EPSILON >= cited_share:
+                return CitationRepair(list(cited), [best], cited_share, shares[best])
     best_index, best_share = 0, -1.0
     for number, tokens in enumerate(ctx.source_tokens, start=1):
         if number in cited:
@@ -412,16 +421,6 @@ def _backed_tokens(claim: str, cited: Sequence[int], ctx: _Context) -> set[str]:
     return ctx.evidence_tokens(cited) | supported_quantity_tokens(claim, ctx.evidence(cited))
 
 
-# How a yes/no question asks, not what it is about: "Is consent required?" is answered by
-# "may not assign without consent", which never says "required".
-_ASKING_WORDS = frozenset(
-    token_set(
-        "require required requires requirement permit permitted permits allow allowed allows "
-        "entitled obligated obliged oblige must may can shall need needed needs able"
-    )
-)
-
-
 def _yes_no_terms_missing(claim: str, evidence_tokens: set[str], question: str) -> set[str]:
     """The question's words that a yes/no answer repeats and its cited source lacks.
 
@@ -437,12 +436,13 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
     reasons: list[str] = []
     evidence_tokens = _backed_tokens(claim, cited, ctx)
     new_words = content_words_not_in_question(claim, ctx.question) - {"yes"}
+    yes_no_answer = bool(_YES_NO.match(claim)) and is_yes_no_question(ctx.question)
     support: float | None = None
     if new_words:
         support = coverage(new_words, evidence_tokens)
         if support + _EPSILON < ctx.settings.content_support_threshold:
             reasons.append("content_not_in_evidence")
-    elif _YES_NO.match(claim) and is_yes_no_question(ctx.question):
+    elif yes_no_answer:
         # The yes/no exemption: "Yes, ... [1]." to "Is there ...?" adds no words of its
         # own; it needs evidence about the question's subject. Lexical checks cannot tell
         # "Yes" from "No": the judge level can.
@@ -457,9 +457,8 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
         # "Yes: <a sentence about something else>" answers nothing: a yes/no answer must
         # speak about the question's subject.
         reasons.append("yes_no_off_topic")
-    if _YES_NO.match(claim) and is_yes_no_question(ctx.question):
-        if _yes_no_terms_missing(claim, evidence_tokens, ctx.question):
-            reasons.append("yes_no_terms_not_in_evidence")
+    if yes_no_answer and _yes_no_terms_missing(claim, evidence_tokens, ctx.question):
+        reasons.append("yes_no_terms_not_in_evidence")
     if unsupported_quantities(claim, ctx.evidence(cited)):
         reasons.append("number_not_in_evidence")
     if refers_elsewhere(claim):
