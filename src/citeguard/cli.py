@@ -127,6 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--max-regenerations", type=int, default=None, help="retries (default 1)")
     p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default=None)
+    p.add_argument(
+        "--no-opening-source",
+        action="store_true",
+        help="do not add the document's opening as a source for date and party questions",
+    )
     p.add_argument("--json", action="store_true", help="print the output object as JSON")
     p.add_argument(
         "--show-validation", action="store_true", help="print per-sentence validation verdicts"
@@ -260,6 +265,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         settings["retrieval_mode"] = args.mode
     if args.strategy:
         settings["generation_strategy"] = args.strategy
+    if args.no_opening_source:
+        settings["opening_source"] = False
     result = answer(args.question, index=args.index, docs=args.doc, **settings)
     if args.json:
         print(json.dumps(result, indent=2))

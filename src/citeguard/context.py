@@ -45,6 +45,14 @@ class Context:
     context_k: int = field(
         default=4, metadata=_doc("Retrieved chunks passed to the generator as sources [1]..[k].")
     )
+    opening_source: bool = field(
+        default=True,
+        metadata=_doc(
+            "For questions about the document's date, effective date or parties, pass the "
+            "document's opening chunk (where contracts, leases and policies state them) as the "
+            "last source when retrieval did not rank it among the first context_k."
+        ),
+    )
     alpha: float = field(
         default=0.65,
         metadata=_doc("Weight of the dense score in alpha*dense + (1-alpha)*lexical fusion."),
@@ -140,8 +148,9 @@ class Context:
                 raise ValueError(f"{name}={value!r}: must be a number")
             if not 0.0 <= value <= 1.0 and name != "min_dense_score":
                 raise ValueError(f"{name}={value!r}: must be between 0 and 1")
-        if not isinstance(self.rerank, bool):
-            raise ValueError(f"rerank={self.rerank!r}: must be true or false")
+        for name in ("rerank", "opening_source"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r}: must be true or false")
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any] | None) -> Context:

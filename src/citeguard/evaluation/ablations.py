@@ -55,6 +55,9 @@ ABLATIONS: dict[str, list[Variant]] = {
     "reranker": [
         Variant(f"rerank-{'on' if on else 'off'}", {"rerank": on}) for on in (False, True)
     ],
+    "opening": [
+        Variant(f"opening-{'on' if on else 'off'}", {"opening_source": on}) for on in (False, True)
+    ],
     "embedding": [
         Variant("embedding-minilm", {"embedding_model": DEFAULT_EMBEDDING_MODEL}),
         Variant("embedding-mpnet", {"embedding_model": MPNET_EMBEDDING_MODEL}),
@@ -74,6 +77,8 @@ ALIASES = {
     "max-regenerations": "regenerations",
     "regeneration": "regenerations",
     "mode": "retrieval",
+    "opening-source": "opening",
+    "opening_source": "opening",
 }
 
 

@@ -106,6 +106,12 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
         help="heuristic reranker (off)",
     )
     s.add_argument(
+        "--opening-source",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add the document's opening as the last source for date and party questions (on)",
+    )
+    s.add_argument(
         "--embedding-model", default=None, help="all-MiniLM-L6-v2 (default) or all-mpnet-base-v2"
     )
     s.add_argument(
@@ -165,6 +171,7 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
         context_k=args.context_k,
         max_regenerations=args.max_regenerations,
         rerank=args.rerank,
+        opening_source=args.opening_source,
         embedding_model=args.embedding_model,
     )
     suffix = args.docs_suffix

@@ -268,6 +268,25 @@ class HybridSearcher:
                 break
         return hits
 
+    def opening_hit(self, doc: str, query: str, mode: str = "hybrid") -> SearchHit | None:
+        """The first chunk of ``doc`` (its opening), scored against ``query`` like a hit.
+
+        ``score`` is 0.0 and ``rank`` 0: the chunk was added, not ranked. Its dense and
+        lexical scores are real, so the sufficiency check sees the opening as it is.
+        None when the document has no chunks.
+        """
+        rows = self.scope_rows([doc])
+        if rows.size == 0:
+            return None
+        row = int(min(rows, key=lambda r: self.chunks[int(r)].char_start))
+        lexical = float(self.bm25.get_scores(tokenize(query))[row])
+        dense = 0.0
+        if mode != "lexical":
+            dense = float(self.dense.scores_for(np.array([row]), self.embed_query(query))[0])
+        return SearchHit(
+            chunk=self.chunks[row], score=0.0, dense_score=dense, lexical_score=lexical, rank=0
+        )
+
     def _row_shingles(self, row: int) -> frozenset[tuple[str, ...]]:
         return _shingles(self.chunks[row].text)
 

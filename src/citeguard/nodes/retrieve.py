@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from citeguard.context import Context, context_of
 from citeguard.drafts import drafts
 from citeguard.evidence import hit_to_evidence
+from citeguard.index.opening import asks_about_front_matter, with_opening
 from citeguard.resources import Resources
 from citeguard.state import State
 
@@ -35,8 +36,14 @@ def make_retrieve(resources: Resources, allow_unvalidated: bool = False) -> Any:
             fusion=ctx.fusion,
             rerank=ctx.rerank,
         )
+        sources = hits[: ctx.context_k]
+        if ctx.opening_source and hits and asks_about_front_matter(state["question"]):
+            # The opening of the best hit's document: the document the question is about
+            # as far as retrieval can tell (the only one when the question is scoped to one).
+            opening = searcher.opening_hit(hits[0].chunk.doc, state["question"], ctx.retrieval_mode)
+            sources = with_opening(sources, opening, ctx.context_k)
         retrieved = [hit_to_evidence(hit) for hit in hits]
-        evidence = retrieved[: ctx.context_k]
+        evidence = [hit_to_evidence(hit) for hit in sources]
         elapsed = time.perf_counter() - started
         if runtime.stream_writer is not None:
             runtime.stream_writer({"event": "retrieved", "sources": len(evidence)})
