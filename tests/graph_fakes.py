@@ -71,6 +71,13 @@ class ListSearcher:
             for r, i in enumerate(order)
         ]
 
+    def opening_hit(self, doc: str, query: str, mode: str = "hybrid") -> SearchHit | None:
+        """The document's first chunk, as ``HybridSearcher.opening_hit`` returns it."""
+        chunks = sorted((c for c in self.chunks if c.doc == doc), key=lambda c: c.char_start)
+        if not chunks:
+            return None
+        return SearchHit(chunk=chunks[0], score=0.0, dense_score=0.0, lexical_score=0.0)
+
 
 class ScriptedChatModel(GenericFakeChatModel):
     """A fake chat model that replays scripted replies and records every prompt."""

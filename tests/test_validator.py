@@ -314,6 +314,28 @@ def test_a_yes_answer_must_find_the_questions_terms_in_its_source() -> None:
     assert validate_answer(answer, [convenience], question, STRICT).passed
 
 
+def test_any_answer_to_a_yes_no_question_must_find_its_terms_in_its_source() -> None:
+    # No "Yes"/"No" lead, same claim: the sentence still asserts the question's terms.
+    survival = (
+        "Termination of this Agreement for any reason shall not affect any provision which "
+        "by its nature should survive, nor the rights of either Party against the other."
+    )
+    question = "Does the agreement provide for liquidated damages or a termination fee?"
+    answer = (
+        "The agreement provides for liquidated damages on termination, which shall not "
+        "affect the rights of either Party against the other [1]."
+    )
+    result = validate_answer(answer, [survival], question, STRICT)
+    assert "yes_no_terms_not_in_evidence" in result.sentences[0].reasons
+    assert any("liquidated" in line for line in result.feedback)
+    damages = survival + " The defaulting Party shall pay liquidated damages of $5,000."
+    assert validate_answer(answer, [damages], question, STRICT).passed
+    # The same sentence answering an open question is not held to the question's terms.
+    open_question = "What happens to the rights of the parties when the agreement ends?"
+    open_result = validate_answer(answer, [survival], open_question, STRICT)
+    assert "yes_no_terms_not_in_evidence" not in open_result.sentences[0].reasons
+
+
 ASSIGN_QUESTION = "Can a party assign this agreement, and is the other party's consent required?"
 
 

@@ -90,11 +90,13 @@ _YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 _YES_NO_WORDS = frozenset({"yes", "no"})
 
 # How a yes/no question asks, not what it is about: "Is consent required?" is answered by
-# "may not assign without consent", which never says "required".
+# "may not assign without consent", which never says "required"; "Does the lease provide
+# for a deposit?" by "Tenant shall pay a deposit".
 _ASKING_WORDS = frozenset(
     token_set(
         "require required requires requirement permit permitted permits allow allowed allows "
-        "entitled obligated obliged oblige must may can shall need needed needs able"
+        "entitled obligated obliged oblige must may can shall need needed needs able "
+        "provide provides provided contain contains include includes"
     )
 )
 
@@ -457,7 +459,11 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
         # "Yes: <a sentence about something else>" answers nothing: a yes/no answer must
         # speak about the question's subject.
         reasons.append("yes_no_off_topic")
-    if yes_no_answer and _yes_no_terms_missing(claim, evidence_tokens, ctx.question):
+    if is_yes_no_question(ctx.question) and _yes_no_terms_missing(
+        claim, evidence_tokens, ctx.question
+    ):
+        # Any answer to a yes/no question, with or without a "Yes"/"No" lead: "The
+        # agreement provides for liquidated damages [2]." asserts the question's terms too.
         reasons.append("yes_no_terms_not_in_evidence")
     if unsupported_quantities(claim, ctx.evidence(cited)):
         reasons.append("number_not_in_evidence")
