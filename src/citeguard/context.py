@@ -53,6 +53,14 @@ class Context:
             "last source when retrieval did not rank it among the first context_k."
         ),
     )
+    source_words: int = field(
+        default=0,
+        metadata=_doc(
+            "Free strategy: show the model at most this many words of each source, its "
+            "sentences most similar to the question (shorter prompts, faster on a CPU); "
+            "validation still checks the whole source. 0 = whole sources."
+        ),
+    )
     alpha: float = field(
         default=0.65,
         metadata=_doc("Weight of the dense score in alpha*dense + (1-alpha)*lexical fusion."),
@@ -130,7 +138,7 @@ class Context:
                 )
         if not isinstance(self.model, str) or not self.model:
             raise ValueError(f"model={self.model!r}: must be a non-empty string")
-        counts = {"top_k": 1, "context_k": 1, "max_regenerations": 0}
+        counts = {"top_k": 1, "context_k": 1, "max_regenerations": 0, "source_words": 0}
         for name, least in counts.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:

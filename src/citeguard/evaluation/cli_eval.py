@@ -106,6 +106,13 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
         help="heuristic reranker (off)",
     )
     s.add_argument(
+        "--source-words",
+        type=int,
+        default=None,
+        help="free strategy: words of each source shown to the model, its sentences most "
+        "similar to the question (0 = whole sources, the default)",
+    )
+    s.add_argument(
         "--opening-source",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -172,6 +179,7 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
         max_regenerations=args.max_regenerations,
         rerank=args.rerank,
         opening_source=args.opening_source,
+        source_words=args.source_words,
         embedding_model=args.embedding_model,
     )
     suffix = args.docs_suffix

@@ -12,12 +12,26 @@ from citeguard.drafts import drafts
 from citeguard.generation import generate_candidate
 from citeguard.resources import Resources
 from citeguard.state import State
+from citeguard.trimming import trim_sources
 
 
 def add_timing(state: State, stage: str, seconds: float) -> dict[str, float]:
     timings = dict(state.get("timings", {}))
     timings[stage] = timings.get(stage, 0.0) + seconds
     return timings
+
+
+def sources_for_model(
+    question: str, evidence: list[dict[str, Any]], ctx: Context, resources: Resources
+) -> list[dict[str, Any]]:
+    """The evidence as the model sees it: trimmed to ``ctx.source_words`` when set.
+
+    Only the free strategy trims: the selection strategies number the sources' sentences
+    by their offsets in the document, which trimmed text would no longer match.
+    """
+    if ctx.source_words <= 0 or ctx.generation_strategy != "free":
+        return evidence
+    return trim_sources(evidence, question, resources.embed(ctx), ctx.source_words)
 
 
 def make_generate(resources: Resources) -> Any:
@@ -28,7 +42,10 @@ def make_generate(resources: Resources) -> Any:
             runtime.stream_writer({"event": "generating", "sources": len(evidence)})
         started = time.perf_counter()
         generated = generate_candidate(
-            ctx.generation_strategy, state["question"], evidence, resources.invoker(ctx)
+            ctx.generation_strategy,
+            state["question"],
+            sources_for_model(state["question"], evidence, ctx, resources),
+            resources.invoker(ctx),
         )
         drafts.discard(state.get("candidate_ref"))
         return {

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from citeguard.context import Context, context_of
 from citeguard.drafts import drafts
 from citeguard.generation import generate_candidate
-from citeguard.nodes.generate import add_timing
+from citeguard.nodes.generate import add_timing, sources_for_model
 from citeguard.resources import Resources
 from citeguard.state import State
 
@@ -30,7 +30,7 @@ def make_regenerate(resources: Resources) -> Any:
         generated = generate_candidate(
             ctx.generation_strategy,
             state["question"],
-            evidence,
+            sources_for_model(state["question"], evidence, ctx, resources),
             resources.invoker(ctx),
             previous=draft.get("candidate", ""),
             feedback=feedback,

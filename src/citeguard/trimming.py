@@ -1,0 +1,70 @@
+"""Shorter prompts: each source cut down to its sentences most related to the question.
+
+On a CPU nearly all of a question's time is the model reading its prompt, and the four
+sources are ~85% of that prompt. ``trim_sources`` keeps, per source, the sentences most
+similar to the question (embedding cosine plus the share of the question's words they
+contain) up to a word budget, in document order, joined by an ellipsis.
+
+Only the model's view is trimmed: the evidence in state, which validation checks claims
+against and citations quote from, stays whole. A claim the model takes from the trimmed
+view is in the whole source too, so validation is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from citeguard.validation.grounding import token_set
+from citeguard.validation.sentences import split_sentences
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+ELLIPSIS = " … "
+
+
+def trim_sources(
+    evidence: Sequence[dict[str, Any]], question: str, embed: Embed, max_words: int
+) -> list[dict[str, Any]]:
+    """Copies of ``evidence`` whose text holds at most ``max_words`` words per source.
+
+    A source within the budget is kept whole; otherwise its best sentences are kept (at
+    least one, even when that one alone is longer than the budget). ``max_words`` <= 0
+    returns the evidence unchanged.
+    """
+    if max_words <= 0:
+        return list(evidence)
+    question_words = token_set(question)
+    trimmed: list[dict[str, Any]] = []
+    for item in evidence:
+        text = str(item.get("text", ""))
+        if len(text.split()) <= max_words:
+            trimmed.append(item)
+            continue
+        sentences = [s.text for s in split_sentences(text) if s.text.strip()]
+        if len(sentences) <= 1:
+            trimmed.append({**item, "text": " ".join(text.split()[:max_words])})
+            continue
+        vectors = np.asarray(embed([question, *sentences]), dtype=np.float32)
+        similarity = vectors[1:] @ vectors[0]
+        overlap = np.array(
+            [len(question_words & token_set(s)) / max(len(question_words), 1) for s in sentences]
+        )
+        keep = _within_budget(sentences, similarity + overlap, max_words)
+        trimmed.append({**item, "text": ELLIPSIS.join(sentences[i] for i in sorted(keep))})
+    return trimmed
+
+
+def _within_budget(sentences: Sequence[str], scores: np.ndarray, max_words: int) -> list[int]:
+    """Indices of the best-scoring sentences whose words fit ``max_words`` (at least one)."""
+    keep: list[int] = []
+    used = 0
+    # Highest score first; equal scores keep document order.
+    for index in np.argsort(-scores, kind="stable"):
+        words = len(sentences[int(index)].split())
+        if keep and used + words > max_words:
+            continue
+        keep.append(int(index))
+        used += words
+    return keep
