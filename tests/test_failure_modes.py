@@ -82,6 +82,33 @@ def test_answer_pointing_elsewhere_instead_of_stating_fails() -> None:
     assert validate_answer(stated, [PREAMBLE], "How long does it last?", STRICT).passed
 
 
+TERM_CLAUSE = (
+    "This Agreement shall commence on the date this Agreement is signed by the last "
+    "signatory and shall remain in force for two (2) years unless terminated earlier."
+)
+
+
+def test_a_sentence_that_stops_mid_phrase_fails() -> None:
+    # Seen on a real contract: closed with a marker where the date should have been.
+    question = "When does the initial term of this agreement expire?"
+    for answer in (
+        "The initial term expires on the date this Agreement is signed by the last "
+        "signatory, which is [1].",
+        "The agreement shall remain in force for two (2) years from the [1].",
+    ):
+        result = validate_answer(answer, [TERM_CLAUSE], question, STRICT)
+        assert "incomplete_sentence" in result.sentences[0].reasons, answer
+        assert "middle of a phrase" in result.feedback_text
+    # A complete sentence, and one ending on a name like "Schedule A", pass this check.
+    for answer in (
+        "The agreement shall remain in force for two (2) years [1].",
+        "The agreement shall remain in force for two (2) years unless terminated earlier "
+        "under Schedule A [1].",
+    ):
+        result = validate_answer(answer, [TERM_CLAUSE + " See Schedule A."], question, STRICT)
+        assert "incomplete_sentence" not in result.sentences[0].reasons, answer
+
+
 def test_the_same_answers_pass_when_the_evidence_holds_them() -> None:
     evidence = (
         "15. NON-SOLICITATION. During the term, neither party shall solicit the other "

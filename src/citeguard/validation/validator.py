@@ -21,15 +21,17 @@ Levels (each includes the one before):
         cannot tell "Yes" from "No"; the judge level can.
         A sentence that opens with "Yes"/"No" must also share at least one content word
         with the question ("yes_no_off_topic"): "Yes: Title: CEO [2]." answers nothing.
-        Its words taken from a yes/no question must all be in the cited source
-        ("yes_no_terms_not_in_evidence"): "Yes, a party may terminate for convenience [3]."
-        needs a source that speaks of convenience.
+        Any sentence answering a yes/no question, with or without the lead, must find its
+        words taken from the question in the cited source, asking words ("required",
+        "may", "provide", ...) aside ("yes_no_terms_not_in_evidence"): "Yes, a party may
+        terminate for convenience [3]." needs a source that speaks of convenience.
         The words of a quantity the evidence states in another format count as found
         ("August 4, 2010" for "8/4/10").
     (b) *Quantities.* Every number, date, amount, percentage and duration in the sentence
         must be stated by the cited evidence (see :mod:`citeguard.validation.grounding`).
         A sentence that points elsewhere instead of stating the fact ("effective on the
-        date first above written", "the fees set forth below") fails ("refers_elsewhere").
+        date first above written", "the fees set forth below") fails ("refers_elsewhere"),
+        and so does one that stops mid-phrase ("..., which is [2].", "incomplete_sentence").
     (c) *Best source.* If another given source covers the sentence's words better than the
         cited one(s) by at least ``repair_margin`` (0.25 of the words, a clear margin that
         overlapping chunks never reach), the citation is repaired to that source, the
@@ -110,6 +112,20 @@ _REFERS_ELSEWHERE = re.compile(
     r"|at\s+the\s+(?:beginning|top|end)\s+of\s+this\s+(?:agreement|document|contract|lease))\b",
     re.IGNORECASE,
 )
+
+
+# A sentence that stops mid-phrase before its marker ("expires on the date this Agreement
+# is signed by the last signatory, which is [2]."): the grammar makes the model close every
+# sentence with a marker, and a model that has run out of words closes it anywhere.
+# Lower case only, after a space: "Schedule A [2]." and "Section 2(a) [1]." are complete.
+_ENDS_MID_PHRASE = re.compile(
+    r"\s(a|an|the|of|and|or|but|which|whose|is|are|was|were|be|been|than)\s*\.?\s*$"
+)
+
+
+def ends_mid_phrase(claim: str) -> bool:
+    """Whether the sentence (citations removed) ends on an article, conjunction or verb."""
+    return bool(_ENDS_MID_PHRASE.search(claim))
 
 
 def refers_elsewhere(sentence: str) -> bool:
@@ -273,6 +289,10 @@ REASON_TEXT: dict[str, str] = {
     "yes_no_off_topic": "answers yes/no with a sentence that is not about the question",
     "number_not_in_evidence": "states a number, date or amount that the cited source does not",
     "better_source_available": "cited a source while another source supports it better",
+    "incomplete_sentence": (
+        "stops in the middle of a phrase; finish it with the fact the source states, or "
+        "answer with the refusal"
+    ),
     "refers_elsewhere": (
         "points to another part of the document (such as 'the date first above written') "
         "instead of stating it; give the actual date, amount or term from the sources, or "
@@ -469,6 +489,8 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
         reasons.append("number_not_in_evidence")
     if refers_elsewhere(claim):
         reasons.append("refers_elsewhere")
+    if ends_mid_phrase(claim):
+        reasons.append("incomplete_sentence")
     return reasons, support
 
 
