@@ -251,6 +251,12 @@ def test_every_ablation_has_its_variants() -> None:
     ]
     assert [v.chunk_tokens for v in ABLATIONS["chunk_size"]] == [400, 600, 800]
     assert resolve_ablation("rerank") == "reranker"
+    assert [v.context for v in ABLATIONS["opening"]] == [
+        {"opening_source": False},
+        {"opening_source": True},
+    ]
+    assert [v.context["source_words"] for v in ABLATIONS["source_words"]] == [0, 160, 120, 80]
+    assert resolve_ablation("trim") == "source_words"
     with pytest.raises(ValueError, match="unknown ablation"):
         resolve_ablation("temperature")
 

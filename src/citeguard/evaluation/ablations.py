@@ -55,6 +55,9 @@ ABLATIONS: dict[str, list[Variant]] = {
     "reranker": [
         Variant(f"rerank-{'on' if on else 'off'}", {"rerank": on}) for on in (False, True)
     ],
+    "source_words": [
+        Variant(f"source-words-{n or 'all'}", {"source_words": n}) for n in (0, 160, 120, 80)
+    ],
     "opening": [
         Variant(f"opening-{'on' if on else 'off'}", {"opening_source": on}) for on in (False, True)
     ],
@@ -78,6 +81,8 @@ ALIASES = {
     "regeneration": "regenerations",
     "mode": "retrieval",
     "opening-source": "opening",
+    "source-words": "source_words",
+    "trim": "source_words",
     "opening_source": "opening",
 }
 
