@@ -119,13 +119,18 @@ _REFERS_ELSEWHERE = re.compile(
 # sentence with a marker, and a model that has run out of words closes it anywhere.
 # Lower case only, after a space: "Schedule A [2]." and "Section 2(a) [1]." are complete.
 _ENDS_MID_PHRASE = re.compile(
-    r"\s(a|an|the|of|and|or|but|which|whose|is|are|was|were|be|been|than)\s*\.?\s*$"
+    r"\s(a|an|the|of|and|or|but|which|whose|is|are|was|were|be|been|than|"
+    r"after|before|on|in|at|to|for|with|from|by|under|within|until|upon)\s*\.?\s*$"
 )
 
 
 def ends_mid_phrase(claim: str) -> bool:
-    """Whether the sentence (citations removed) ends on an article, conjunction or verb."""
-    return bool(_ENDS_MID_PHRASE.search(claim))
+    """Whether the sentence (citations removed) ends on an article, conjunction, "is" or
+    a preposition: "expires after [4]." stops before what it was about to say."""
+    # "expires after [4]. years thereafter [3]." is one sentence to the splitter (the
+    # next word is lower case): check where each part stops.
+    parts = re.split(r"\.\s+(?=[a-z])", claim)
+    return any(_ENDS_MID_PHRASE.search(part) for part in parts)
 
 
 def refers_elsewhere(sentence: str) -> bool:
