@@ -110,7 +110,7 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="free strategy: words of each source shown to the model, its sentences most "
-        "similar to the question (0 = whole sources, the default)",
+        f"similar to the question ({defaults.source_words}; 0 = whole sources)",
     )
     s.add_argument(
         "--opening-source",
