@@ -97,6 +97,7 @@ def test_a_sentence_that_stops_mid_phrase_fails() -> None:
         "The agreement shall remain in force for two (2) years from the [1].",
         # One sentence to the splitter: the marker and period fall mid-phrase.
         "The initial term of this agreement expires after [1]. two (2) years thereafter [1].",
+        "The agreement shall remain in force for the following period: [1].",
     ):
         result = validate_answer(answer, [TERM_CLAUSE], question, STRICT)
         assert "incomplete_sentence" in result.sentences[0].reasons, answer

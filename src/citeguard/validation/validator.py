@@ -118,15 +118,17 @@ _REFERS_ELSEWHERE = re.compile(
 # is signed by the last signatory, which is [2]."): the grammar makes the model close every
 # sentence with a marker, and a model that has run out of words closes it anywhere.
 # Lower case only, after a space: "Schedule A [2]." and "Section 2(a) [1]." are complete.
+# A colon before the marker announces a list that never came ("within the following
+# territories: [3].").
 _ENDS_MID_PHRASE = re.compile(
-    r"\s(a|an|the|of|and|or|but|which|whose|is|are|was|were|be|been|than|"
-    r"after|before|on|in|at|to|for|with|from|by|under|within|until|upon)\s*\.?\s*$"
+    r"(\s(a|an|the|of|and|or|but|which|whose|is|are|was|were|be|been|than|"
+    r"after|before|on|in|at|to|for|with|from|by|under|within|until|upon)|:)\s*\.?\s*$"
 )
 
 
 def ends_mid_phrase(claim: str) -> bool:
-    """Whether the sentence (citations removed) ends on an article, conjunction, "is" or
-    a preposition: "expires after [4]." stops before what it was about to say."""
+    """Whether the sentence (citations removed) ends on an article, conjunction, "is", a
+    preposition or a colon: "expires after [4]." stops before what it was about to say."""
     # "expires after [4]. years thereafter [3]." is one sentence to the splitter (the
     # next word is lower case): check where each part stops.
     parts = re.split(r"\.\s+(?=[a-z])", claim)
