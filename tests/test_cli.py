@@ -175,3 +175,20 @@ def test_format_answer_shows_page_and_quote() -> None:
         }
     )
     assert '[1] lease.pdf, p. 1 (PDF page 3): "Rent is due on the first day."' in text
+
+
+def test_a_bad_setting_is_a_one_line_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = str(tmp_path / "idx")
+    code, _, err = run_cli(
+        capsys, "ask", "When is rent due?", "--index", index, "--source-words", "-1"
+    )
+    assert code == 1
+    assert err.strip() == "citeguard: error: source_words=-1: must be an integer >= 0"
+    code, _, err = run_cli(
+        capsys, "eval", str(tmp_path), "--out", str(tmp_path / "out"), "--alpha", "2"
+    )
+    assert code == 1
+    assert "alpha=2.0: must be between 0 and 1" in err
+    assert "Traceback" not in err

@@ -128,6 +128,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-regenerations", type=int, default=None, help="retries (default 1)")
     p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default=None)
     p.add_argument(
+        "--source-words",
+        type=int,
+        default=None,
+        metavar="N",
+        help="words of each source shown to the model, its sentences most related to the "
+        "question (default 120; 0 = whole sources, slower)",
+    )
+    p.add_argument(
         "--no-opening-source",
         action="store_true",
         help="do not add the document's opening as a source for date and party questions",
@@ -267,6 +275,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         settings["generation_strategy"] = args.strategy
     if args.no_opening_source:
         settings["opening_source"] = False
+    if args.source_words is not None:
+        settings["source_words"] = args.source_words
     result = answer(args.question, index=args.index, docs=args.doc, **settings)
     if args.json:
         print(json.dumps(result, indent=2))

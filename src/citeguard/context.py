@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, get_args
 
+from citeguard.errors import InvalidSettingError
+
 ValidationLevel = Literal["paper", "strict", "judge", "off"]
 RetrievalMode = Literal["hybrid", "dense", "lexical"]
 FusionMethod = Literal["minmax", "rrf"]
@@ -134,16 +136,16 @@ class Context:
         }
         for name, kind in choices.items():
             if getattr(self, name) not in get_args(kind):
-                raise ValueError(
+                raise InvalidSettingError(
                     f"{name}={getattr(self, name)!r}: choose one of {', '.join(get_args(kind))}"
                 )
         if not isinstance(self.model, str) or not self.model:
-            raise ValueError(f"model={self.model!r}: must be a non-empty string")
+            raise InvalidSettingError(f"model={self.model!r}: must be a non-empty string")
         counts = {"top_k": 1, "context_k": 1, "max_regenerations": 0, "source_words": 0}
         for name, least in counts.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name}={value!r}: must be an integer >= {least}")
+                raise InvalidSettingError(f"{name}={value!r}: must be an integer >= {least}")
         for name in (
             "alpha",
             "min_dense_score",
@@ -154,12 +156,12 @@ class Context:
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"{name}={value!r}: must be a number")
+                raise InvalidSettingError(f"{name}={value!r}: must be a number")
             if not 0.0 <= value <= 1.0 and name != "min_dense_score":
-                raise ValueError(f"{name}={value!r}: must be between 0 and 1")
+                raise InvalidSettingError(f"{name}={value!r}: must be between 0 and 1")
         for name in ("rerank", "opening_source"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name}={getattr(self, name)!r}: must be true or false")
+                raise InvalidSettingError(f"{name}={getattr(self, name)!r}: must be true or false")
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any] | None) -> Context:
@@ -169,7 +171,9 @@ class Context:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise ValueError(f"unknown setting(s): {', '.join(unknown)}; known: {sorted(known)}")
+            raise InvalidSettingError(
+                f"unknown setting(s): {', '.join(unknown)}; known: {sorted(known)}"
+            )
         return cls(**{k: v for k, v in values.items() if v is not None})
 
     def with_overrides(self, **values: Any) -> Context:

@@ -34,3 +34,7 @@ class IncompatibleIndexError(IndexStoreError):
 
 class ModelUnavailableError(CiteGuardError):
     """A model's weights or runtime are not installed; the message says what to install."""
+
+
+class InvalidSettingError(CiteGuardError, ValueError):
+    """A run setting (Context field) has a bad value or an unknown name."""

@@ -109,6 +109,7 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
         "--source-words",
         type=int,
         default=None,
+        metavar="N",
         help="free strategy: words of each source shown to the model, its sentences most "
         f"similar to the question ({defaults.source_words}; 0 = whole sources)",
     )
