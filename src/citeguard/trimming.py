@@ -12,12 +12,13 @@ view is in the whole source too, so validation is unchanged.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from citeguard.validation.grounding import token_set
+from citeguard.validation.grounding import coverage, token_set
 from citeguard.validation.sentences import split_sentences
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -35,25 +36,39 @@ def trim_sources(
     """
     if max_words <= 0:
         return list(evidence)
+    texts = tuple(str(item.get("text", "")) for item in evidence)
+    trimmed = _trimmed_texts(embed, question, texts, max_words)
+    return [
+        item if new == old else {**item, "text": new}
+        for item, old, new in zip(evidence, texts, trimmed, strict=True)
+    ]
+
+
+# A regeneration shows the model the same sources for the same question: the cache spares
+# it a second round of sentence embeddings. ``embed`` is part of the key (bound methods of
+# one embedder compare equal), so two embedders in one process never share entries.
+@functools.lru_cache(maxsize=64)
+def _trimmed_texts(
+    embed: Embed, question: str, texts: tuple[str, ...], max_words: int
+) -> tuple[str, ...]:
     question_words = token_set(question)
-    trimmed: list[dict[str, Any]] = []
-    for item in evidence:
-        text = str(item.get("text", ""))
+    trimmed: list[str] = []
+    for text in texts:
         if len(text.split()) <= max_words:
-            trimmed.append(item)
+            trimmed.append(text)
             continue
         sentences = [s.text for s in split_sentences(text) if s.text.strip()]
         if len(sentences) <= 1:
-            trimmed.append({**item, "text": " ".join(text.split()[:max_words])})
+            trimmed.append(" ".join(text.split()[:max_words]))
             continue
+        # Question and sentences in one batch per source: batch composition shifts the
+        # vectors in the last bits, so this is kept as the measured runs did it.
         vectors = np.asarray(embed([question, *sentences]), dtype=np.float32)
         similarity = vectors[1:] @ vectors[0]
-        overlap = np.array(
-            [len(question_words & token_set(s)) / max(len(question_words), 1) for s in sentences]
-        )
+        overlap = np.array([coverage(question_words, token_set(s)) for s in sentences])
         keep = _within_budget(sentences, similarity + overlap, max_words)
-        trimmed.append({**item, "text": ELLIPSIS.join(sentences[i] for i in sorted(keep))})
-    return trimmed
+        trimmed.append(ELLIPSIS.join(sentences[i] for i in sorted(keep)))
+    return tuple(trimmed)
 
 
 def _within_budget(sentences: Sequence[str], scores: np.ndarray, max_words: int) -> list[int]:

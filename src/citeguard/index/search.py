@@ -109,6 +109,8 @@ class HybridSearcher:
             for i, name in enumerate(names):
                 self._rows_by_doc[str(name)] = order[bounds[i] : bounds[i + 1]]
         self._shingles = functools.lru_cache(maxsize=8192)(self._row_shingles)
+        # search() and opening_hit() embed the same question within one retrieval.
+        self._query_vectors = functools.lru_cache(maxsize=32)(self._embed_query)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -153,6 +155,10 @@ class HybridSearcher:
         return self._embedder
 
     def embed_query(self, query: str) -> np.ndarray:
+        """The query's embedding (a copy: the cached vector stays as computed)."""
+        return self._query_vectors(query).copy()
+
+    def _embed_query(self, query: str) -> np.ndarray:
         return np.asarray(self.embedder.embed_query(query), dtype=np.float32)
 
     # ------------------------------------------------------------------ search

@@ -306,7 +306,8 @@ REASON_TEXT: dict[str, str] = {
         "answer with the refusal if the sources do not state it"
     ),
     "yes_no_terms_not_in_evidence": (
-        "answers yes/no with words of the question that the cited source does not contain"
+        "answers a yes/no question with words of the question that the cited source does "
+        "not contain"
     ),
     "judge_unsupported": "is not supported by the cited source according to the judge",
     "mixed_refusal": "mixes the refusal sentence with an answer; give one or the other",
@@ -465,7 +466,8 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
     reasons: list[str] = []
     evidence_tokens = _backed_tokens(claim, cited, ctx)
     new_words = content_words_not_in_question(claim, ctx.question) - {"yes"}
-    yes_no_answer = bool(_YES_NO.match(claim)) and is_yes_no_question(ctx.question)
+    yes_no_question = is_yes_no_question(ctx.question)
+    yes_no_answer = yes_no_question and bool(_YES_NO.match(claim))
     support: float | None = None
     if new_words:
         support = coverage(new_words, evidence_tokens)
@@ -486,9 +488,7 @@ def _strict_reasons(claim: str, cited: list[int], ctx: _Context) -> tuple[list[s
         # "Yes: <a sentence about something else>" answers nothing: a yes/no answer must
         # speak about the question's subject.
         reasons.append("yes_no_off_topic")
-    if is_yes_no_question(ctx.question) and _yes_no_terms_missing(
-        claim, evidence_tokens, ctx.question
-    ):
+    if yes_no_question and _yes_no_terms_missing(claim, evidence_tokens, ctx.question):
         # Any answer to a yes/no question, with or without a "Yes"/"No" lead: "The
         # agreement provides for liquidated damages [2]." asserts the question's terms too.
         reasons.append("yes_no_terms_not_in_evidence")
