@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
@@ -128,6 +129,8 @@ class FakeLlama:
 def fake_llama(monkeypatch: pytest.MonkeyPatch) -> FakeLlama:
     fake = FakeLlama("Rent is $1,450 per month [1].")
     monkeypatch.setattr(llm, "get_local_llama", lambda *args, **kwargs: fake)
+    # The fake has no logits: these tests cover llama-cpp-python's own decoding path.
+    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "0")
     # The fake has no vocabulary to parse grammars with; keep the text to check it arrived.
     monkeypatch.setattr(llm, "compile_grammar", lambda grammar, llama=None: f"compiled:{grammar}")
     return fake
@@ -179,6 +182,30 @@ def test_stream_yields_the_answer_in_pieces(fake_llama: FakeLlama) -> None:
     assert fake_llama.calls[0]["grammar"] == "compiled:g"
 
 
+def test_lookup_decoding_is_the_default_path_for_invoke_and_stream(
+    fake_llama: FakeLlama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR)
+    requests: list[dict[str, Any]] = []
+
+    def fake_lookup(llama: Any, **request: Any) -> Any:
+        requests.append(request)
+        yield "Rent is ", None
+        yield "$1,450 [1].", None
+        yield "", {"finish_reason": "stop", "prompt_tokens": 9, "completion_tokens": 4}
+
+    monkeypatch.setattr(llm, "_lookup_decode", fake_lookup)
+    model = llm.local_chat_model(max_tokens=32)
+    reply = model.invoke("q", grammar="g")
+    assert reply.content == "Rent is $1,450 [1]."
+    assert reply.response_metadata["finish_reason"] == "stop"
+    assert reply.usage_metadata is not None and reply.usage_metadata["total_tokens"] == 13
+    pieces = [str(c.content) for c in model.stream("q")]
+    assert [p for p in pieces if p] == ["Rent is ", "$1,450 [1]."]
+    assert requests[0]["grammar_text"] == "g" and requests[0]["max_tokens"] == 32
+    assert not [c for c in fake_llama.calls if "messages" in c], "llama-cpp decoding unused"
+
+
 def test_build_chat_model_specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     local = llm.build_chat_model("local")
     assert isinstance(local, llm.LocalLlamaChatModel) and local.model_path is None
@@ -228,7 +255,9 @@ def test_few_shot_examples_follow_the_answer_shapes() -> None:
 
 
 @pytest.mark.integration
-def test_real_model_answers_with_citations_and_judges_support() -> None:
+def test_real_model_answers_with_citations_and_judges_support(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     try:
         llm.get_local_llama()
@@ -255,6 +284,116 @@ def test_real_model_answers_with_citations_and_judges_support() -> None:
     assert admits(grammar, text), text
     assert "21 days" in text and "[2]" in text, (text, elapsed)
 
+    # Lookup decoding (the default) checks drafts copied from the sources; decoding one
+    # token per pass gives the same answer.
+    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "0")
+    plain = llm.local_chat_model(max_tokens=60).invoke(
+        answer_messages(
+            "How soon is the deposit returned?",
+            [{"doc": "lease.pdf", "text": rent}, {"doc": "lease.pdf", "text": deposit}],
+        ),
+        grammar=grammar,
+    )
+    assert plain.content == text
+    monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR)
+
     supported = llm.support_probability("The deposit is returned within 21 days.", deposit)
     changed_number = llm.support_probability("The deposit is returned within 45 days.", deposit)
     assert supported > 0.5 > changed_number
+
+
+# ----------------------------------------------------------------------------- KV snapshots
+
+
+class FakeStateApi:
+    """Stands in for llama_cpp's sequence-state calls: the 'state' is the token list."""
+
+    def __init__(self, llama: FakeContextLlama) -> None:
+        self.llama = llama
+        self.loads: list[list[int]] = []
+
+    def llama_state_seq_get_size(self, ctx: Any, seq: int) -> int:
+        return 4 * self.llama.n_tokens
+
+    def llama_state_seq_get_data(self, ctx: Any, buffer: Any, size: int, seq: int) -> int:
+        for i, token in enumerate(self.llama._input_ids.tolist()):
+            buffer[4 * i] = token
+        return size
+
+    def llama_state_seq_set_data(self, ctx: Any, buffer: Any, size: int, seq: int) -> int:
+        self.loads.append([buffer[4 * i] for i in range(size // 4)])
+        return size
+
+
+class FakeContextLlama:
+    """A context of tokens, as ``llama_cpp.Llama`` exposes it (input_ids, n_tokens)."""
+
+    def __init__(self) -> None:
+        self.input_ids = np.zeros(64, dtype=np.intc)
+        self.n_tokens = 0
+        self._ctx = type("Ctx", (), {"ctx": None})()
+
+    @property
+    def _input_ids(self) -> Any:
+        return self.input_ids[: self.n_tokens]
+
+    def hold(self, tokens: list[int]) -> None:
+        self.input_ids[: len(tokens)] = tokens
+        self.n_tokens = len(tokens)
+
+    def reset(self) -> None:
+        self.n_tokens = 0
+
+
+def test_shared_prefix_length() -> None:
+    assert llm.shared_prefix_length([1, 2, 3], [1, 2, 4]) == 2
+    assert llm.shared_prefix_length([1, 2], [1, 2, 3]) == 2
+    assert llm.shared_prefix_length([], [1]) == 0
+    assert llm.shared_prefix_length([5], [1]) == 0
+
+
+def test_snapshots_bring_back_the_context_sharing_most_of_a_prompt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    llama = FakeContextLlama()
+    api = FakeStateApi(llama)
+    monkeypatch.setattr(llm, "_import_llama_cpp", lambda: api)
+    snapshots = llm.KVSnapshots(capacity_bytes=10_000)
+    generation = [1, 2, 3, 4, 10, 11]  # fixed prefix 1-4, then a question
+    judge = [7, 8, 9, 20]
+    llama.hold(generation)
+    snapshots.save(llama)
+    llama.hold(judge)
+    snapshots.save(llama)
+    # The next question shares the generation prefix: that snapshot is loaded.
+    assert snapshots.restore(llama, [1, 2, 3, 4, 12]) == 4
+    assert api.loads == [generation]
+    assert llama._input_ids.tolist() == generation
+    # When the live context already shares the most, nothing is loaded.
+    assert snapshots.restore(llama, [1, 2, 3, 4, 10, 13]) == 5
+    assert len(api.loads) == 1
+    # A prompt sharing nothing with any snapshot keeps the live context.
+    assert snapshots.restore(llama, [30, 31]) == 0
+    assert len(api.loads) == 1
+
+
+def test_snapshots_drop_prefixes_and_stay_within_their_limits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    llama = FakeContextLlama()
+    monkeypatch.setattr(llm, "_import_llama_cpp", lambda: FakeStateApi(llama))
+    snapshots = llm.KVSnapshots(capacity_bytes=4 * 10, max_snapshots=2)
+    llama.hold([1, 2])
+    snapshots.save(llama)
+    llama.hold([1, 2, 3])
+    snapshots.save(llama)
+    assert len(snapshots) == 1, "a snapshot that is a prefix of a newer one is redundant"
+    llama.hold([5, 6])
+    snapshots.save(llama)
+    llama.hold([7, 8])
+    snapshots.save(llama)
+    assert len(snapshots) == 2, "the oldest goes first"
+    assert snapshots.restore(llama, [1, 2, 3]) == 0
+    llama.hold(list(range(1, 12)))  # 44 bytes: over the whole capacity, never kept
+    snapshots.save(llama)
+    assert len(snapshots) == 2

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import functools
 import hashlib
 import importlib
@@ -47,6 +48,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import ConfigDict
 
 from citeguard.errors import ModelUnavailableError
+from citeguard.lookup_decoding import DecodeOutcome, greedy_decode
 from citeguard.prompts import JUDGE_QUESTION, JUDGE_SYSTEM_PROMPT
 
 logger = logging.getLogger(__name__)
@@ -228,10 +230,92 @@ def _extra_buffer_types(enabled: bool) -> Iterator[None]:
 
 
 PROMPT_CACHE_ENV_VAR = "CITEGUARD_PROMPT_CACHE_MB"
-"""Size of llama.cpp's in-memory prompt (KV state) cache in MB. 0 turns KV reuse off
-entirely: no cache, and every call evaluates its whole prompt (the baseline of
+"""Memory for KV snapshots of recent prompts (:class:`KVSnapshots`) in MB. 0 turns KV reuse
+off entirely: no snapshots, and every call evaluates its whole prompt (the baseline of
 ``bench/prompt_cache.py``)."""
 DEFAULT_PROMPT_CACHE_MB = 1024
+MAX_SNAPSHOTS = 16
+"""Most snapshots kept: a question's generation prompt plus the judge prompts of two drafts
+of up to four sentences each, with room to spare."""
+
+
+def shared_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
+    """How many leading tokens two token sequences share."""
+    import numpy as np
+
+    size = min(len(first), len(second))
+    if size == 0:
+        return 0
+    differ = np.flatnonzero(np.asarray(first[:size]) != np.asarray(second[:size]))
+    return int(differ[0]) if differ.size else size
+
+
+class KVSnapshots:
+    """KV-cache snapshots of recent contexts, to restore the one sharing most of a prompt.
+
+    A generation prompt starts with the fixed instructions and worked examples; a judge
+    prompt starts with its own instructions and the evidence. When calls alternate, the
+    live KV cache holds the other kind's prefix, and a snapshot brings the right one back
+    in a memory copy instead of a re-evaluation. llama-cpp-python's ``LlamaRAMCache``
+    does the same but each of its entries also copies a logits table of n_batch x n_vocab
+    floats (311 MB here), which costs about a second per save and two per load; a snapshot
+    holds only the sequence's KV state.
+    """
+
+    def __init__(self, capacity_bytes: int, max_snapshots: int = MAX_SNAPSHOTS) -> None:
+        self.capacity_bytes = capacity_bytes
+        self.max_snapshots = max_snapshots
+        self._items: list[tuple[list[int], Any, int]] = []  # (tokens, buffer, size), newest last
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def save(self, llama: Any) -> None:
+        """Snapshot the live context (replacing snapshots that are a prefix of it)."""
+        tokens = llama._input_ids.tolist()
+        if not tokens:
+            return
+        llama_cpp = _import_llama_cpp()
+        ctx = llama._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        if size > self.capacity_bytes:
+            return
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+        if not written:
+            return
+        self._items = [
+            item for item in self._items if shared_prefix_length(item[0], tokens) < len(item[0])
+        ]
+        self._items.append((tokens, buffer, int(written)))
+        while self._items and (
+            len(self._items) > self.max_snapshots
+            or sum(item[2] for item in self._items) > self.capacity_bytes
+        ):
+            self._items.pop(0)
+
+    def restore(self, llama: Any, prompt: Sequence[int]) -> int:
+        """Load the snapshot sharing the longest prefix with ``prompt`` when it shares more
+        than the live context does; returns the prefix length now in the context."""
+        live = shared_prefix_length(llama._input_ids.tolist(), prompt)
+        best, best_shared = None, live
+        for item in self._items:
+            shared = shared_prefix_length(item[0], prompt)
+            if shared > best_shared:
+                best, best_shared = item, shared
+        if best is None:
+            return live
+        tokens, buffer, size = best
+        llama_cpp = _import_llama_cpp()
+        if llama_cpp.llama_state_seq_set_data(llama._ctx.ctx, buffer, size, 0) != size:
+            llama.reset()  # a failed load leaves the sequence undefined: start over
+            return 0
+        llama.input_ids[: len(tokens)] = tokens
+        llama.n_tokens = len(tokens)
+        # The snapshot's place in the order is refreshed: it was useful.
+        self._items.remove(best)
+        self._items.append(best)
+        return best_shared
 
 
 @functools.lru_cache(maxsize=2)
@@ -257,7 +341,7 @@ def _load_llama(path: str, n_ctx: int) -> Any:
         # Keeps the KV state of recent prompts: the fixed prefix (instructions + worked
         # examples) is evaluated once, not per question, even when prompts alternate
         # (selection, writing, judge).
-        llama.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=cache_mb << 20))
+        _SNAPSHOTS[id(llama)] = KVSnapshots(capacity_bytes=cache_mb << 20)
     _LOCKS[id(llama)] = threading.Lock()
     # Free the model before interpreter teardown: llama_cpp's own finalizer can run after
     # its C bindings are gone and print a spurious TypeError at exit.
@@ -285,6 +369,9 @@ _NO_KV_REUSE: set[int] = set()
 """Models loaded with the prompt cache off: their calls start from an empty KV cache."""
 
 
+_SNAPSHOTS: dict[int, KVSnapshots] = {}
+
+
 def _drop_kv_cache_if_reuse_off(llama: Any) -> None:
     """Drop the KV cache before a call when prompt reuse is off (call under the lock).
 
@@ -293,6 +380,31 @@ def _drop_kv_cache_if_reuse_off(llama: Any) -> None:
     """
     if id(llama) in _NO_KV_REUSE:
         llama.reset()
+
+
+def _reuse_kv_for(llama: Any, prompt: Sequence[int]) -> None:
+    """Before evaluating ``prompt``: drop the KV cache when reuse is off, else bring back
+    the snapshot sharing most of it (call under the lock)."""
+    _drop_kv_cache_if_reuse_off(llama)
+    snapshots = _SNAPSHOTS.get(id(llama))
+    if snapshots is not None:
+        snapshots.restore(llama, prompt)
+
+
+def _reuse_kv_for_messages(llama: Any, messages: list[dict[str, str]]) -> None:
+    """:func:`_reuse_kv_for` the chat-formatted ``messages`` (tokenized only when a snapshot
+    could be restored)."""
+    _drop_kv_cache_if_reuse_off(llama)
+    snapshots = _SNAPSHOTS.get(id(llama))
+    if snapshots is not None:
+        snapshots.restore(llama, _prompt_tokens(llama, messages)[0])
+
+
+def _snapshot_kv(llama: Any) -> None:
+    """After a call: keep a snapshot of the context for later prompts that share it."""
+    snapshots = _SNAPSHOTS.get(id(llama))
+    if snapshots is not None:
+        snapshots.save(llama)
 
 
 _GRAMMARS: dict[tuple[int, str], Any] = {}
@@ -323,6 +435,202 @@ def compile_grammar(grammar: str, llama: Any | None = None) -> Any:
             _GRAMMARS.clear()
         _GRAMMARS[key] = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
     return _GRAMMARS[key]
+
+
+# --------------------------------------------------------------------------- decoding
+
+LOOKUP_DECODING_ENV_VAR = "CITEGUARD_LOOKUP_DECODING"
+"""Set to "0" to decode one token per forward pass through llama-cpp-python's own
+``create_chat_completion`` instead of :func:`_lookup_decode` (the baseline of
+``bench/lookup_decoding.py``)."""
+
+
+def lookup_decoding_enabled() -> bool:
+    """Whether greedy decoding checks prompt-lookup drafts (on unless the env var is "0")."""
+    return os.environ.get(LOOKUP_DECODING_ENV_VAR, "1") != "0"
+
+
+class _GreedyGrammarChooser:
+    """Greedy choice of the next token under an optional GBNF grammar.
+
+    llama-cpp-python's sampler chain runs the grammar over the whole vocabulary (150k
+    tokens) before every greedy pick. Greedy decoding only needs the grammar when the
+    unconstrained best token is not allowed, and that is rare, so the best token is checked
+    alone first; the whole vocabulary is filtered only when it fails. The choice is the
+    same either way: the best allowed token.
+    """
+
+    def __init__(self, llama: Any, grammar_text: str | None) -> None:
+        import numpy as np
+
+        self._llama_cpp = _import_llama_cpp()
+        self._n_vocab = llama.n_vocab()
+        self._sampler = None
+        if grammar_text:
+            compile_grammar(grammar_text, llama)  # raises ValueError on a bad grammar
+            self._sampler = self._llama_cpp.llama_sampler_init_grammar(
+                llama._model.vocab, grammar_text.encode(), b"root"
+            )
+        self._one = (self._llama_cpp.llama_token_data * 1)()
+        self._one_array = self._llama_cpp.llama_token_data_array(
+            data=self._one, size=1, selected=-1, sorted=False
+        )
+        self._all = np.zeros(
+            self._n_vocab,
+            dtype=np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True),
+        )
+
+    def close(self) -> None:
+        if self._sampler is not None:
+            self._llama_cpp.llama_sampler_free(self._sampler)
+            self._sampler = None
+
+    def _allowed(self, token: int, logit: float) -> bool:
+        self._one[0].id, self._one[0].logit, self._one[0].p = token, logit, 0.0
+        self._one_array.size, self._one_array.selected = 1, -1
+        self._llama_cpp.llama_sampler_apply(self._sampler, ctypes.byref(self._one_array))
+        return bool(math.isfinite(self._one[0].logit))
+
+    def choose(self, logits: Any) -> int:
+        """The best token allowed by the grammar in its current state (not yet accepted)."""
+        import numpy as np
+
+        best = int(np.argmax(logits))
+        if self._sampler is None or self._allowed(best, float(logits[best])):
+            return best
+        self._all["id"] = np.arange(self._n_vocab, dtype=np.intc)
+        self._all["logit"] = logits
+        self._all["p"] = 0.0
+        array = self._llama_cpp.llama_token_data_array(
+            data=self._all.ctypes.data_as(ctypes.POINTER(self._llama_cpp.llama_token_data)),
+            size=self._n_vocab,
+            selected=-1,
+            sorted=False,
+        )
+        self._llama_cpp.llama_sampler_apply(self._sampler, ctypes.byref(array))
+        # The sampler may reorder or shrink the array in place; read back what it kept.
+        kept = self._all[: array.size]
+        if not np.isfinite(kept["logit"]).any():
+            raise RuntimeError("the grammar allows no token here")
+        return int(kept["id"][int(np.argmax(kept["logit"]))])
+
+    def accept(self, token: int) -> None:
+        if self._sampler is not None:
+            self._llama_cpp.llama_sampler_accept(self._sampler, token)
+
+
+def _eval_with_logits(llama: Any, tokens: list[int]) -> Any:
+    """Evaluate ``tokens`` after the first ``llama.n_tokens`` and return the logits of every
+    one of them (a ``len(tokens) x n_vocab`` array); the KV cache past ``n_tokens`` is dropped
+    first, as ``Llama.eval`` does."""
+    import numpy as np
+
+    if len(tokens) > llama.n_batch:
+        raise ValueError("a draft check must fit in one batch")
+    n_past = llama.n_tokens
+    llama._ctx.kv_cache_seq_rm(-1, n_past, -1)
+    llama._batch.set_batch(batch=tokens, n_past=n_past, logits_all=True)
+    llama._ctx.decode(llama._batch)
+    llama.input_ids[n_past : n_past + len(tokens)] = tokens
+    llama.n_tokens = n_past + len(tokens)
+    rows = [
+        np.ctypeslib.as_array(llama._ctx.get_logits_ith(i), shape=(llama.n_vocab(),)).copy()
+        for i in range(len(tokens))
+    ]
+    return np.stack(rows)
+
+
+def _prompt_tokens(llama: Any, messages: list[dict[str, str]]) -> tuple[list[int], list[str]]:
+    """The chat-formatted prompt's tokens and the template's stop strings, as
+    ``create_chat_completion`` makes them."""
+    formatted = _chat_formatter(llama)(messages=messages)
+    prompt = llama.tokenize(
+        formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
+    )
+    stops: list[str] = []
+    if formatted.stop:
+        stops = [formatted.stop] if isinstance(formatted.stop, str) else list(formatted.stop)
+    return prompt, stops
+
+
+def _lookup_decode(
+    llama: Any,
+    messages: list[dict[str, str]],
+    grammar_text: str | None,
+    max_tokens: int,
+    stop: list[str] | None,
+) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    """Greedy decoding that checks prompt-lookup drafts (call under the model's lock).
+
+    Yields ``(text, None)`` pieces as they are decoded and finally ``("", outcome)``, where
+    outcome holds ``finish_reason`` ("stop" or "length"), ``prompt_tokens`` and
+    ``completion_tokens``. The output is the one greedy decoding gives token by token; a
+    draft (:func:`citeguard.lookup_decoding.propose_draft`) only lets several of its tokens
+    be checked in one forward pass.
+    """
+    import numpy as np
+
+    prompt, template_stops = _prompt_tokens(llama, messages)
+    stops = list(stop or []) + template_stops
+    if len(prompt) >= llama.n_ctx():
+        raise ValueError(f"prompt has {len(prompt)} tokens, over the {llama.n_ctx()} context")
+    max_tokens = min(max_tokens, llama.n_ctx() - len(prompt))
+
+    _reuse_kv_for(llama, prompt)
+    shared = shared_prefix_length(llama._input_ids.tolist(), prompt)
+    # At least one prompt token is evaluated so that fresh logits exist for its last position.
+    llama.n_tokens = min(shared, len(prompt) - 1)
+    llama.eval(prompt[llama.n_tokens :])
+    first_logits = np.ctypeslib.as_array(
+        llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),)
+    ).copy()
+    chooser = _GreedyGrammarChooser(llama, grammar_text)
+    outcome = DecodeOutcome("length", 0)
+    try:
+        for item in greedy_decode(
+            prompt, first_logits, _LlamaBackend(llama), chooser, max_tokens, stops
+        ):
+            if isinstance(item, DecodeOutcome):
+                outcome = item
+            else:
+                yield item, None
+    finally:
+        chooser.close()
+    if llama.cache:
+        llama.cache[llama._input_ids.tolist()] = llama.save_state()
+    yield (
+        "",
+        {
+            "finish_reason": outcome.finish_reason,
+            "prompt_tokens": len(prompt),
+            "completion_tokens": outcome.completion_tokens,
+        },
+    )
+
+
+class _LlamaBackend:
+    """:class:`citeguard.lookup_decoding.DecodingBackend` over a ``llama_cpp.Llama``."""
+
+    def __init__(self, llama: Any) -> None:
+        self._llama = llama
+
+    def evaluate(self, tokens: list[int]) -> Any:
+        return _eval_with_logits(self._llama, tokens)
+
+    def forget(self, count: int) -> None:
+        # The next evaluation drops the KV entries past n_tokens.
+        self._llama.n_tokens -= count
+
+    def ends_generation(self, token: int) -> bool:
+        return llama_cpp_is_eog(self._llama, token)
+
+    def piece(self, token: int) -> bytes:
+        return bytes(self._llama.detokenize([token]))
+
+
+def llama_cpp_is_eog(llama: Any, token: int) -> bool:
+    """Whether ``token`` ends generation (end of turn or of text) for this model."""
+    return bool(_import_llama_cpp().llama_vocab_is_eog(llama._model.vocab, token))
 
 
 def _to_llama_message(message: BaseMessage) -> dict[str, str]:
@@ -376,12 +684,13 @@ class LocalLlamaChatModel(BaseChatModel):
     ) -> tuple[Any, dict[str, Any]]:
         llama = get_local_llama(self.model_path, self.n_ctx)
         grammar_text = kwargs.pop("grammar", self.grammar)
+        if grammar_text:
+            compile_grammar(grammar_text, llama)  # a bad grammar fails here, not mid-decode
         request: dict[str, Any] = {
             "messages": [_to_llama_message(m) for m in messages],
-            "temperature": 0.0,
+            "grammar_text": grammar_text,
             "max_tokens": kwargs.pop("max_tokens", self.max_tokens),
             "stop": stop,
-            "grammar": compile_grammar(grammar_text, llama) if grammar_text else None,
         }
         if kwargs:
             logger.debug("ignoring unsupported call arguments %s", sorted(kwargs))
@@ -396,13 +705,28 @@ class LocalLlamaChatModel(BaseChatModel):
     ) -> ChatResult:
         llama, request = self._completion_kwargs(messages, stop, dict(kwargs))
         with _lock_for(llama):
-            _drop_kv_cache_if_reuse_off(llama)
-            response = llama.create_chat_completion(**request)
-        choice = response["choices"][0]
-        usage = response.get("usage") or {}
+            if lookup_decoding_enabled():
+                content, outcome = "", dict[str, Any]()
+                for piece, result in _lookup_decode(llama, **request):
+                    content += piece
+                    outcome = result or outcome
+                usage = {
+                    "prompt_tokens": outcome["prompt_tokens"],
+                    "completion_tokens": outcome["completion_tokens"],
+                    "total_tokens": outcome["prompt_tokens"] + outcome["completion_tokens"],
+                }
+                finish_reason = outcome["finish_reason"]
+            else:
+                _reuse_kv_for_messages(llama, request["messages"])
+                response = llama.create_chat_completion(**_as_completion_request(llama, request))
+                _snapshot_kv(llama)
+                choice = response["choices"][0]
+                content = choice["message"]["content"] or ""
+                finish_reason = choice.get("finish_reason")
+                usage = response.get("usage") or {}
         message = AIMessage(
-            content=choice["message"]["content"] or "",
-            response_metadata={"finish_reason": choice.get("finish_reason")},
+            content=content,
+            response_metadata={"finish_reason": finish_reason},
             usage_metadata={
                 "input_tokens": usage.get("prompt_tokens", 0),
                 "output_tokens": usage.get("completion_tokens", 0),
@@ -420,15 +744,38 @@ class LocalLlamaChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         llama, request = self._completion_kwargs(messages, stop, dict(kwargs))
         with _lock_for(llama):
-            _drop_kv_cache_if_reuse_off(llama)
-            for part in llama.create_chat_completion(stream=True, **request):
-                delta = part["choices"][0].get("delta", {}).get("content")
+            for delta in self._stream_pieces(llama, request):
                 if not delta:
                     continue
                 chunk = ChatGenerationChunk(message=AIMessageChunk(content=delta))
                 if run_manager:
                     run_manager.on_llm_new_token(delta, chunk=chunk)
                 yield chunk
+
+    @staticmethod
+    def _stream_pieces(llama: Any, request: dict[str, Any]) -> Iterator[str]:
+        if lookup_decoding_enabled():
+            for piece, _ in _lookup_decode(llama, **request):
+                yield piece
+            return
+        _reuse_kv_for_messages(llama, request["messages"])
+        for part in llama.create_chat_completion(
+            stream=True, **_as_completion_request(llama, request)
+        ):
+            yield part["choices"][0].get("delta", {}).get("content") or ""
+        _snapshot_kv(llama)
+
+
+def _as_completion_request(llama: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of ``Llama.create_chat_completion`` for a decoding request."""
+    grammar = request["grammar_text"]
+    return {
+        "messages": request["messages"],
+        "temperature": 0.0,
+        "max_tokens": request["max_tokens"],
+        "stop": request["stop"],
+        "grammar": compile_grammar(grammar, llama) if grammar else None,
+    }
 
 
 def local_chat_model(
@@ -529,12 +876,7 @@ def _next_token_logits(llama: Any, tokens: list[int]) -> Any:
     of the token that would follow them, without needing ``logits_all``."""
     import numpy as np
 
-    cached = llama._input_ids
-    shared = 0
-    for a, b in zip(cached, tokens, strict=False):
-        if a != b:
-            break
-        shared += 1
+    shared = shared_prefix_length(llama._input_ids.tolist(), tokens)
     # At least one token must be evaluated so that fresh logits exist for the last position.
     llama.n_tokens = min(shared, len(tokens) - 1)
     llama.eval(tokens[llama.n_tokens :])  # eval drops the KV cache past n_tokens first
@@ -560,9 +902,10 @@ def support_probability(
         raise ValueError(f"judge prompt has {len(tokens)} tokens, over the {llama.n_ctx()} context")
     yes_id, no_id = _answer_token_ids(llama)
     with _lock_for(llama):
-        _drop_kv_cache_if_reuse_off(llama)
+        _reuse_kv_for(llama, tokens)
         logits = _next_token_logits(llama, tokens)
         yes, no = float(logits[yes_id]), float(logits[no_id])
+        _snapshot_kv(llama)
     return 1.0 / (1.0 + math.exp(no - yes))
 
 

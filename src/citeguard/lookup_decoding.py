@@ -1,0 +1,186 @@
+"""Prompt-lookup drafts for greedy decoding: guess the next tokens by copying from the prompt.
+
+CiteGuard's answers quote their sources ("Quote or closely paraphrase the source's own
+words"), and a refusal is a sentence the prompt spells out. So the next few tokens of an
+answer are very often a copy of the prompt's tokens that follow the answer's last few
+tokens. Checking such a guess costs one forward pass for the whole guess, where decoding
+costs one pass per token; on this project's CPUs a pass is memory-bound, so a pass over
+nine tokens costs little more than a pass over one.
+
+The guess never changes the output: the decoder (``citeguard.llm``) keeps a drafted token
+only when it is the token greedy decoding would have chosen anyway. This module holds only
+the pure part, finding the guess, so it can be tested without a model.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+MAX_DRAFT_TOKENS = 8
+"""Most tokens guessed per step. Longer guesses are rarely all right and cost more per pass."""
+MIN_MATCH_TOKENS = 2
+"""The shortest tail of the output looked up in the prompt. One token ("the", ",") matches
+everywhere and would mostly guess wrong."""
+MAX_MATCH_TOKENS = 4
+
+
+def propose_draft(
+    prompt: Sequence[int],
+    output: Sequence[int],
+    max_draft: int = MAX_DRAFT_TOKENS,
+    min_match: int = MIN_MATCH_TOKENS,
+    max_match: int = MAX_MATCH_TOKENS,
+) -> list[int]:
+    """Tokens that followed the latest prompt occurrence of the output's last n tokens.
+
+    Tries the longest tail first (``max_match`` down to ``min_match`` tokens) and, for a
+    tail, its last occurrence in the prompt that has at least one token after it.
+
+    Args:
+        prompt: the prompt's tokens.
+        output: the tokens decoded so far (the tail is taken from prompt + output, so the
+            first output tokens can complete a match that began in the prompt).
+        max_draft: most tokens to return.
+        min_match: shortest tail to look up.
+        max_match: longest tail to look up.
+
+    Returns:
+        Up to ``max_draft`` tokens, or ``[]`` when no tail of at least ``min_match`` tokens
+        occurs in the prompt.
+    """
+    if max_draft <= 0 or not output:
+        return []
+    history = list(prompt) + list(output)
+    prompt_length = len(prompt)
+    for size in range(min(max_match, len(history)), min_match - 1, -1):
+        tail = history[-size:]
+        # The match must lie wholly inside the prompt and leave a token after it there.
+        for start in range(prompt_length - size - 1, -1, -1):
+            if history[start : start + size] == tail:
+                follow = start + size
+                return list(prompt[follow : min(prompt_length, follow + max_draft)])
+    return []
+
+
+class DecodingBackend(Protocol):
+    """What the greedy loop needs from a model (``citeguard.llm`` adapts llama.cpp)."""
+
+    def evaluate(self, tokens: list[int]) -> Sequence[Any]:
+        """Append ``tokens`` to the context and return the next-token logits after each."""
+
+    def forget(self, count: int) -> None:
+        """Drop the last ``count`` evaluated tokens from the context."""
+
+    def ends_generation(self, token: int) -> bool:
+        """Whether ``token`` ends the turn (end of text, end of turn)."""
+
+    def piece(self, token: int) -> bytes:
+        """The bytes ``token`` stands for."""
+
+
+class TokenChooser(Protocol):
+    """Greedy choice under an optional grammar; the grammar advances on ``accept``."""
+
+    def choose(self, logits: Any) -> int:
+        """The best token the grammar allows now."""
+
+    def accept(self, token: int) -> None:
+        """Advance the grammar past ``token``."""
+
+
+@dataclass
+class DecodeOutcome:
+    """How a decode ended: ``finish_reason`` is "stop" (end token or stop string) or "length"."""
+
+    finish_reason: str
+    completion_tokens: int
+
+
+def greedy_decode(
+    prompt: Sequence[int],
+    first_logits: Any,
+    backend: DecodingBackend,
+    chooser: TokenChooser,
+    max_tokens: int,
+    stops: Sequence[str] = (),
+    max_draft: int = MAX_DRAFT_TOKENS,
+) -> Iterator[str | DecodeOutcome]:
+    """Greedy decoding that checks prompt-lookup drafts; yields text pieces, then the outcome.
+
+    Each step evaluates the last chosen token together with a draft of the tokens that may
+    follow it (:func:`propose_draft`). The logits after each drafted token tell what greedy
+    decoding would pick there, so every drafted token that matches that pick is taken
+    without a pass of its own, and the first mismatch is replaced by the pick. Drafted
+    tokens after a mismatch are forgotten. With ``max_draft=0`` this is plain greedy
+    decoding, one pass per token.
+
+    Args:
+        prompt: the prompt's tokens (already evaluated; ``first_logits`` follow them).
+        first_logits: the logits after the prompt's last token.
+        backend: the model.
+        chooser: greedy choice under the grammar, if any.
+        max_tokens: most tokens to produce.
+        stops: strings that end the output (not included in it).
+        max_draft: most tokens drafted per step.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+    output: list[int] = []
+    text = ""
+
+    def take(chosen: int) -> tuple[str, bool]:
+        """Append ``chosen``: the new text, and whether a stop string ended the output."""
+        nonlocal text
+        chooser.accept(chosen)
+        output.append(chosen)
+        before = len(text)
+        text += decoder.decode(backend.piece(chosen))
+        for stop_string in stops:
+            if stop_string and stop_string in text:
+                text = text[: text.index(stop_string)]
+                return text[before:], True
+        return text[before:], False
+
+    if max_tokens <= 0:
+        yield DecodeOutcome("length", 0)
+        return
+    token = chooser.choose(first_logits)
+    while True:
+        # ``token`` is chosen, not yet in the output and not yet evaluated.
+        if backend.ends_generation(token):
+            yield DecodeOutcome("stop", len(output))
+            return
+        piece, stopped = take(token)
+        if piece:
+            yield piece
+        if stopped:
+            yield DecodeOutcome("stop", len(output))
+            return
+        if len(output) >= max_tokens:
+            yield DecodeOutcome("length", len(output))
+            return
+        draft = propose_draft(prompt, output, max_draft=min(max_draft, max_tokens - len(output)))
+        rows = backend.evaluate([token, *draft])
+        matched = 0
+        token = chooser.choose(rows[0])
+        while matched < len(draft) and token == draft[matched]:
+            # The drafted token is greedy's pick and was evaluated in this pass already,
+            # so the pick after it comes from its row.
+            if backend.ends_generation(token):
+                break
+            piece, stopped = take(token)
+            matched += 1
+            if piece:
+                yield piece
+            if stopped or len(output) >= max_tokens:
+                break
+            token = chooser.choose(rows[matched])
+        backend.forget(len(draft) - matched)
+        if stopped:
+            yield DecodeOutcome("stop", len(output))
+            return
+        if len(output) >= max_tokens:
+            yield DecodeOutcome("length", len(output))
+            return
