@@ -1,16 +1,23 @@
-"""Time per question with and without llama.cpp's prompt (KV) cache (not a test).
+"""Time per question with and without one speed-up of the local model (not a test).
 
     python bench/prompt_cache.py ../shared/data/cuad-dev --limit 8 [--strategy free]
+    python bench/prompt_cache.py ../shared/data/cuad-dev --limit 8 --toggle lookup
 
 Runs the same questions twice through ``citeguard eval`` (the graph the CLI and server use,
-local model, no judge, no generation cache), each run in its own process:
+local model, no judge, no generation cache), each run in its own process, with the
+speed-up off and then on (the default). ``--toggle``:
 
-- ``off``: ``CITEGUARD_PROMPT_CACHE_MB=0``, every model call evaluates its whole prompt;
-- ``on``: the default, the fixed prefix (instructions + worked examples) and any other
-  shared prefix are evaluated once and reused.
+- ``prompt_cache`` (default): ``CITEGUARD_PROMPT_CACHE_MB=0`` makes every model call
+  evaluate its whole prompt; on, the fixed prefix (instructions + worked examples) and any
+  other shared prefix are evaluated once and reused (KV snapshots);
+- ``lookup``: ``CITEGUARD_LOOKUP_DECODING=0`` decodes one token per forward pass through
+  llama-cpp-python; on, drafts copied from the prompt are checked several tokens per pass.
 
-The answers are the same (greedy decoding); only time differs. Writes a JSON file with
-seconds per question and per generation stage (p50, mean) for both runs.
+Greedy decoding picks the same tokens either way, up to llama.cpp's floating-point
+differences between a batch of tokens and one token at a time, which can flip a near tie;
+the JSON result counts the answers that are identical. It also holds seconds per question
+and per generation stage (p50, mean) for both runs. Run it on idle cores: a second process
+using the CPUs at the same time slows llama.cpp's threads many times over.
 """
 
 from __future__ import annotations
@@ -26,17 +33,24 @@ import time
 from pathlib import Path
 from typing import Any
 
-RESULTS = Path(__file__).resolve().parent / "results" / "prompt_cache.json"
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+TOGGLES = {"prompt_cache": "CITEGUARD_PROMPT_CACHE_MB", "lookup": "CITEGUARD_LOOKUP_DECODING"}
 
 
 def run_eval(
-    dataset: str, out: Path, limit: int, strategy: str, cache_on: bool, cache_dir: Path | None
+    dataset: str,
+    out: Path,
+    limit: int,
+    strategy: str,
+    env_var: str,
+    speedup_on: bool,
+    cache_dir: Path | None,
 ) -> None:
     env = dict(os.environ)
-    if cache_on:
-        env.pop("CITEGUARD_PROMPT_CACHE_MB", None)
+    if speedup_on:
+        env.pop(env_var, None)
     else:
-        env["CITEGUARD_PROMPT_CACHE_MB"] = "0"
+        env[env_var] = "0"
     command = [
         sys.executable,
         "-m",
@@ -81,11 +95,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("dataset")
     parser.add_argument("--limit", type=int, default=8, help="questions (8)")
     parser.add_argument("--strategy", default="free", help="generation strategy (free)")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="JSON result file")
+    parser.add_argument(
+        "--toggle", choices=sorted(TOGGLES), default="prompt_cache", help="what to switch off"
+    )
+    parser.add_argument("--out", type=Path, help="JSON result file (bench/results/<toggle>.json)")
     parser.add_argument("--cache-dir", type=Path, help="citeguard eval's index cache")
     args = parser.parse_args(argv)
 
+    out_file = args.out or RESULTS_DIR / f"{args.toggle}.json"
     report: dict[str, Any] = {
+        "toggle": args.toggle,
         "dataset": args.dataset,
         "strategy": args.strategy,
         "threads": os.environ.get("CITEGUARD_LLAMA_THREADS") or os.cpu_count(),
@@ -93,18 +112,27 @@ def main(argv: list[str] | None = None) -> int:
     }
     with tempfile.TemporaryDirectory() as tmp:
         # "off" first: the index is built (and cached) before either run is timed.
-        for label, cache_on in (("off", False), ("on", True)):
+        for label, speedup_on in (("off", False), ("on", True)):
             out = Path(tmp) / label
-            run_eval(args.dataset, out, args.limit, args.strategy, cache_on, args.cache_dir)
+            run_eval(
+                args.dataset,
+                out,
+                args.limit,
+                args.strategy,
+                TOGGLES[args.toggle],
+                speedup_on,
+                args.cache_dir,
+            )
             report[label] = summarize_run(out)
-    same = report["off"].pop("answers") == report["on"].pop("answers")
-    report["same_answers"] = same
+    off, on = report["off"].pop("answers"), report["on"].pop("answers")
+    report["same_answers"] = sum(off[key] == on.get(key) for key in off)
+    report["different_answers"] = sorted(key for key in off if off[key] != on.get(key))
     report["speedup_p50"] = round(
         report["off"]["seconds_per_question"]["p50"] / report["on"]["seconds_per_question"]["p50"],
         2,
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    out_file.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
     return 0
 
