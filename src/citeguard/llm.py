@@ -442,7 +442,7 @@ def compile_grammar(grammar: str, llama: Any | None = None) -> Any:
 LOOKUP_DECODING_ENV_VAR = "CITEGUARD_LOOKUP_DECODING"
 """Set to "0" to decode one token per forward pass through llama-cpp-python's own
 ``create_chat_completion`` instead of :func:`_lookup_decode` (the baseline of
-``bench/lookup_decoding.py``)."""
+``bench/prompt_cache.py --toggle lookup``)."""
 
 
 def lookup_decoding_enabled() -> bool:
@@ -580,24 +580,33 @@ def _lookup_decode(
     shared = shared_prefix_length(llama._input_ids.tolist(), prompt)
     # At least one prompt token is evaluated so that fresh logits exist for its last position.
     llama.n_tokens = min(shared, len(prompt) - 1)
+    started = time.perf_counter()
     llama.eval(prompt[llama.n_tokens :])
+    prompt_seconds = time.perf_counter() - started
     first_logits = np.ctypeslib.as_array(
         llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),)
     ).copy()
     chooser = _GreedyGrammarChooser(llama, grammar_text)
+    backend = _LlamaBackend(llama)
     outcome = DecodeOutcome("length", 0)
     try:
-        for item in greedy_decode(
-            prompt, first_logits, _LlamaBackend(llama), chooser, max_tokens, stops
-        ):
+        for item in greedy_decode(prompt, first_logits, backend, chooser, max_tokens, stops):
             if isinstance(item, DecodeOutcome):
                 outcome = item
             else:
                 yield item, None
     finally:
         chooser.close()
-    if llama.cache:
-        llama.cache[llama._input_ids.tolist()] = llama.save_state()
+    _snapshot_kv(llama)
+    logger.debug(
+        "prompt %d tokens (%d reused) in %.2f s; %d tokens decoded in %d passes, %.2f s",
+        len(prompt),
+        shared,
+        prompt_seconds,
+        outcome.completion_tokens,
+        backend.passes,
+        time.perf_counter() - started - prompt_seconds,
+    )
     yield (
         "",
         {
@@ -613,8 +622,10 @@ class _LlamaBackend:
 
     def __init__(self, llama: Any) -> None:
         self._llama = llama
+        self.passes = 0
 
     def evaluate(self, tokens: list[int]) -> Any:
+        self.passes += 1
         return _eval_with_logits(self._llama, tokens)
 
     def forget(self, count: int) -> None:
