@@ -564,9 +564,10 @@ def _lookup_decode(
 
     Yields ``(text, None)`` pieces as they are decoded and finally ``("", outcome)``, where
     outcome holds ``finish_reason`` ("stop" or "length"), ``prompt_tokens`` and
-    ``completion_tokens``. The output is the one greedy decoding gives token by token; a
-    draft (:func:`citeguard.lookup_decoding.propose_draft`) only lets several of its tokens
-    be checked in one forward pass.
+    ``completion_tokens``. Each token is greedy's pick; a draft
+    (:func:`citeguard.lookup_decoding.propose_draft`) only lets several picks be checked in
+    one forward pass (whose batched arithmetic can tip a near tie, see
+    :mod:`citeguard.lookup_decoding`).
     """
     import numpy as np
 
