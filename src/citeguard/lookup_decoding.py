@@ -147,6 +147,14 @@ def greedy_decode(
                 return text[before:], True
         return text[before:], False
 
+    def finished(stopped: bool) -> DecodeOutcome | None:
+        """The outcome when a stop string or the token limit has ended the output."""
+        if stopped:
+            return DecodeOutcome("stop", len(output))
+        if len(output) >= max_tokens:
+            return DecodeOutcome("length", len(output))
+        return None
+
     if max_tokens <= 0:
         yield DecodeOutcome("length", 0)
         return
@@ -159,11 +167,9 @@ def greedy_decode(
         piece, stopped = take(token)
         if piece:
             yield piece
-        if stopped:
-            yield DecodeOutcome("stop", len(output))
-            return
-        if len(output) >= max_tokens:
-            yield DecodeOutcome("length", len(output))
+        end = finished(stopped)
+        if end is not None:
+            yield end
             return
         draft = propose_draft(prompt, output, max_draft=min(max_draft, max_tokens - len(output)))
         rows = backend.evaluate([token, *draft])
@@ -182,9 +188,7 @@ def greedy_decode(
                 break
             token = chooser.choose(rows[matched])
         backend.forget(len(draft) - matched)
-        if stopped:
-            yield DecodeOutcome("stop", len(output))
-            return
-        if len(output) >= max_tokens:
-            yield DecodeOutcome("length", len(output))
+        end = finished(stopped)
+        if end is not None:
+            yield end
             return
