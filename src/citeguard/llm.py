@@ -394,10 +394,10 @@ def _reuse_kv_for(llama: Any, prompt: Sequence[int]) -> None:
 def _reuse_kv_for_messages(llama: Any, messages: list[dict[str, str]]) -> None:
     """:func:`_reuse_kv_for` the chat-formatted ``messages`` (tokenized only when a snapshot
     could be restored)."""
-    _drop_kv_cache_if_reuse_off(llama)
-    snapshots = _SNAPSHOTS.get(id(llama))
-    if snapshots is not None:
-        snapshots.restore(llama, _prompt_tokens(llama, messages)[0])
+    if id(llama) in _SNAPSHOTS:
+        _reuse_kv_for(llama, _prompt_tokens(llama, messages)[0])
+    else:
+        _drop_kv_cache_if_reuse_off(llama)
 
 
 def _snapshot_kv(llama: Any) -> None:
@@ -569,7 +569,6 @@ def _lookup_decode(
     one forward pass (whose batched arithmetic can tip a near tie, see
     :mod:`citeguard.lookup_decoding`).
     """
-    import numpy as np
 
     prompt, template_stops = _prompt_tokens(llama, messages)
     stops = list(stop or []) + template_stops
@@ -577,16 +576,9 @@ def _lookup_decode(
         raise ValueError(f"prompt has {len(prompt)} tokens, over the {llama.n_ctx()} context")
     max_tokens = min(max_tokens, llama.n_ctx() - len(prompt))
 
-    _reuse_kv_for(llama, prompt)
-    shared = shared_prefix_length(llama._input_ids.tolist(), prompt)
-    # At least one prompt token is evaluated so that fresh logits exist for its last position.
-    llama.n_tokens = min(shared, len(prompt) - 1)
     started = time.perf_counter()
-    llama.eval(prompt[llama.n_tokens :])
+    first_logits = _next_token_logits(llama, prompt).copy()
     prompt_seconds = time.perf_counter() - started
-    first_logits = np.ctypeslib.as_array(
-        llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),)
-    ).copy()
     chooser = _GreedyGrammarChooser(llama, grammar_text)
     backend = _LlamaBackend(llama)
     outcome = DecodeOutcome("length", 0)
@@ -600,9 +592,8 @@ def _lookup_decode(
         chooser.close()
     _snapshot_kv(llama)
     logger.debug(
-        "prompt %d tokens (%d reused) in %.2f s; %d tokens decoded in %d passes, %.2f s",
+        "prompt %d tokens in %.2f s; %d tokens decoded in %d passes, %.2f s",
         len(prompt),
-        shared,
         prompt_seconds,
         outcome.completion_tokens,
         backend.passes,
@@ -884,10 +875,12 @@ def _answer_token_ids(llama: Any) -> tuple[int, int]:
 
 
 def _next_token_logits(llama: Any, tokens: list[int]) -> Any:
-    """Evaluate ``tokens`` (reusing the KV cache of a shared prefix) and return the logits
-    of the token that would follow them, without needing ``logits_all``."""
+    """Evaluate ``tokens`` (reusing the live KV cache or a snapshot for a shared prefix) and
+    return the logits of the token that would follow them, without needing ``logits_all``.
+    Call under the model's lock."""
     import numpy as np
 
+    _reuse_kv_for(llama, tokens)
     shared = shared_prefix_length(llama._input_ids.tolist(), tokens)
     # At least one token must be evaluated so that fresh logits exist for the last position.
     llama.n_tokens = min(shared, len(tokens) - 1)
@@ -914,7 +907,6 @@ def support_probability(
         raise ValueError(f"judge prompt has {len(tokens)} tokens, over the {llama.n_ctx()} context")
     yes_id, no_id = _answer_token_ids(llama)
     with _lock_for(llama):
-        _reuse_kv_for(llama, tokens)
         logits = _next_token_logits(llama, tokens)
         yes, no = float(logits[yes_id]), float(logits[no_id])
         _snapshot_kv(llama)
