@@ -404,9 +404,53 @@ def test_judge_is_not_asked_about_sentences_that_already_failed() -> None:
     assert not result.passed
 
 
+# A long source: the rent clause among unrelated clauses, over the judge's word budget.
+_FILLER = [
+    f"Clause {n}. The Landlord shall keep the common hallway number {n} lit and swept "
+    "every week, and shall post the cleaning schedule near the mailboxes."
+    for n in range(1, 9)
+]
+LONG_SOURCE = " ".join([*_FILLER[:4], RENT, *_FILLER[4:]])
+
+
+def test_judge_reads_the_cited_sources_sentences_nearest_the_claim() -> None:
+    seen: list[str] = []
+
+    def judge(claim: str, evidence: str) -> float:
+        seen.append(evidence)
+        return 0.9
+
+    answer = "The Tenant shall pay monthly rent of $1,200 [1]."
+    settings_ = ValidationSettings(level="judge", judge_evidence_words=30)
+    result = validate_answer(answer, [LONG_SOURCE], QUESTION, settings_, judge=judge)
+    assert result.passed
+    assert seen == [RENT]  # the rent sentence alone fits the 30 words; no filler clause
+
+    seen.clear()
+    whole = ValidationSettings(level="judge", judge_evidence_words=0)
+    validate_answer(answer, [LONG_SOURCE], QUESTION, whole, judge=judge)
+    assert seen == [LONG_SOURCE]
+
+
+def test_judge_evidence_of_two_cited_sources_is_focused_per_source() -> None:
+    seen: list[str] = []
+
+    def judge(claim: str, evidence: str) -> float:
+        seen.append(evidence)
+        return 0.9
+
+    other = " ".join([*_FILLER[4:], "The Tenant shall pay rent by bank transfer.", *_FILLER[:4]])
+    answer = "The Tenant shall pay monthly rent of $1,200 by bank transfer [1][2]."
+    settings_ = ValidationSettings(level="judge", judge_evidence_words=30)
+    validate_answer(answer, [LONG_SOURCE, other], QUESTION, settings_, judge=judge)
+    assert seen == [RENT + "\nThe Tenant shall pay rent by bank transfer."]
+
+
 def test_invalid_settings_are_rejected() -> None:
     with pytest.raises(ValueError, match="level"):
         ValidationSettings(level="lenient")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="judge_evidence_words"):
+        ValidationSettings(judge_evidence_words=-1)
     with pytest.raises(ValueError, match="lexical_threshold"):
         ValidationSettings(lexical_threshold=1.5)
 

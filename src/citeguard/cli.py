@@ -136,6 +136,14 @@ def build_parser() -> argparse.ArgumentParser:
         "question (default 120; 0 = whole sources, slower)",
     )
     p.add_argument(
+        "--judge-evidence-words",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --validation-level judge: words of each cited source the judge reads, its "
+        "sentences sharing most of the claim's words (default 100; 0 = whole sources, slower)",
+    )
+    p.add_argument(
         "--no-opening-source",
         action="store_true",
         help="do not add the document's opening as a source for date and party questions",
@@ -277,6 +285,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         settings["opening_source"] = False
     if args.source_words is not None:
         settings["source_words"] = args.source_words
+    if args.judge_evidence_words is not None:
+        settings["judge_evidence_words"] = args.judge_evidence_words
     result = answer(args.question, index=args.index, docs=args.doc, **settings)
     if args.json:
         print(json.dumps(result, indent=2))

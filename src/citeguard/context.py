@@ -122,6 +122,14 @@ class Context:
     judge_threshold: float = field(
         default=0.5, metadata=_doc("Minimum entailment-judge P(supported) at the judge level.")
     )
+    judge_evidence_words: int = field(
+        default=100,
+        metadata=_doc(
+            "Judge level: words of each cited source the judge reads, its sentences sharing "
+            "most of the claim's words (about a second of model time per 100 words on a "
+            "CPU). 0 = whole cited sources."
+        ),
+    )
     max_regenerations: int = field(
         default=1, metadata=_doc("Validation-guided regenerations before refusing (paper: 1).")
     )
@@ -141,7 +149,13 @@ class Context:
                 )
         if not isinstance(self.model, str) or not self.model:
             raise InvalidSettingError(f"model={self.model!r}: must be a non-empty string")
-        counts = {"top_k": 1, "context_k": 1, "max_regenerations": 0, "source_words": 0}
+        counts = {
+            "top_k": 1,
+            "context_k": 1,
+            "max_regenerations": 0,
+            "source_words": 0,
+            "judge_evidence_words": 0,
+        }
         for name, least in counts.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:

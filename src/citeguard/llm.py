@@ -578,6 +578,7 @@ def _lookup_decode(
 
     started = time.perf_counter()
     first_logits = _next_token_logits(llama, prompt).copy()
+    reused_tokens = _LAST_REUSED_TOKENS.get(id(llama), 0)
     prompt_seconds = time.perf_counter() - started
     chooser = _GreedyGrammarChooser(llama, grammar_text)
     backend = _LlamaBackend(llama)
@@ -592,8 +593,9 @@ def _lookup_decode(
         chooser.close()
     _snapshot_kv(llama)
     logger.debug(
-        "prompt %d tokens in %.2f s; %d tokens decoded in %d passes, %.2f s",
+        "prompt %d tokens (%d reused) in %.2f s; %d tokens decoded in %d passes, %.2f s",
         len(prompt),
+        reused_tokens,
         prompt_seconds,
         outcome.completion_tokens,
         backend.passes,
@@ -874,6 +876,11 @@ def _answer_token_ids(llama: Any) -> tuple[int, int]:
     return yes[0], no[0]
 
 
+_LAST_REUSED_TOKENS: dict[int, int] = {}
+"""Per model: how many prompt tokens the last :func:`_next_token_logits` took from the KV
+cache instead of evaluating (for the debug log)."""
+
+
 def _next_token_logits(llama: Any, tokens: list[int]) -> Any:
     """Evaluate ``tokens`` (reusing the live KV cache or a snapshot for a shared prefix) and
     return the logits of the token that would follow them, without needing ``logits_all``.
@@ -884,6 +891,7 @@ def _next_token_logits(llama: Any, tokens: list[int]) -> Any:
     shared = shared_prefix_length(llama._input_ids.tolist(), tokens)
     # At least one token must be evaluated so that fresh logits exist for the last position.
     llama.n_tokens = min(shared, len(tokens) - 1)
+    _LAST_REUSED_TOKENS[id(llama)] = llama.n_tokens
     llama.eval(tokens[llama.n_tokens :])  # eval drops the KV cache past n_tokens first
     return np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))
 
@@ -906,10 +914,18 @@ def support_probability(
     if len(tokens) >= llama.n_ctx():
         raise ValueError(f"judge prompt has {len(tokens)} tokens, over the {llama.n_ctx()} context")
     yes_id, no_id = _answer_token_ids(llama)
+    started = time.perf_counter()
     with _lock_for(llama):
         logits = _next_token_logits(llama, tokens)
         yes, no = float(logits[yes_id]), float(logits[no_id])
         _snapshot_kv(llama)
+        reused_tokens = _LAST_REUSED_TOKENS.get(id(llama), 0)
+    logger.debug(
+        "judge prompt %d tokens (%d reused) in %.2f s",
+        len(tokens),
+        reused_tokens,
+        time.perf_counter() - started,
+    )
     return 1.0 / (1.0 + math.exp(no - yes))
 
 

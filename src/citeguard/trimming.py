@@ -18,11 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from citeguard.validation.focus import ELLIPSIS, within_budget
 from citeguard.validation.grounding import coverage, token_set
 from citeguard.validation.sentences import split_sentences
 
+__all__ = ["ELLIPSIS", "Embed", "trim_sources"]
+
 Embed = Callable[[Sequence[str]], np.ndarray]
-ELLIPSIS = " … "
 
 
 def trim_sources(
@@ -66,20 +68,6 @@ def _trimmed_texts(
         vectors = np.asarray(embed([question, *sentences]), dtype=np.float32)
         similarity = vectors[1:] @ vectors[0]
         overlap = np.array([coverage(question_words, token_set(s)) for s in sentences])
-        keep = _within_budget(sentences, similarity + overlap, max_words)
+        keep = within_budget(sentences, similarity + overlap, max_words)
         trimmed.append(ELLIPSIS.join(sentences[i] for i in sorted(keep)))
     return tuple(trimmed)
-
-
-def _within_budget(sentences: Sequence[str], scores: np.ndarray, max_words: int) -> list[int]:
-    """Indices of the best-scoring sentences whose words fit ``max_words`` (at least one)."""
-    keep: list[int] = []
-    used = 0
-    # Highest score first; equal scores keep document order.
-    for index in np.argsort(-scores, kind="stable"):
-        words = len(sentences[int(index)].split())
-        if keep and used + words > max_words:
-            continue
-        keep.append(int(index))
-        used += words
-    return keep

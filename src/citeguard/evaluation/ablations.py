@@ -66,6 +66,10 @@ ABLATIONS: dict[str, list[Variant]] = {
         Variant("embedding-mpnet", {"embedding_model": MPNET_EMBEDDING_MODEL}),
     ],
     "regenerations": [Variant(f"regenerations-{n}", {"max_regenerations": n}) for n in (0, 1, 2)],
+    # Meaningful at the judge level only: pass --validation-level judge.
+    "judge_evidence": [
+        Variant(f"judge-evidence-{n or 'all'}", {"judge_evidence_words": n}) for n in (0, 100)
+    ],
 }
 """Every ablation by name, with its variants in table order."""
 
@@ -84,6 +88,9 @@ ALIASES = {
     "source-words": "source_words",
     "trim": "source_words",
     "opening_source": "opening",
+    "judge-evidence": "judge_evidence",
+    "judge_evidence_words": "judge_evidence",
+    "judge-evidence-words": "judge_evidence",
 }
 
 

@@ -114,6 +114,14 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
         f"similar to the question ({defaults.source_words}; 0 = whole sources)",
     )
     s.add_argument(
+        "--judge-evidence-words",
+        type=int,
+        default=None,
+        metavar="N",
+        help="judge level: words of each cited source the judge reads, its sentences sharing "
+        f"most of the claim's words ({defaults.judge_evidence_words}; 0 = whole sources)",
+    )
+    s.add_argument(
         "--opening-source",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -181,6 +189,7 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
         rerank=args.rerank,
         opening_source=args.opening_source,
         source_words=args.source_words,
+        judge_evidence_words=args.judge_evidence_words,
         embedding_model=args.embedding_model,
     )
     suffix = args.docs_suffix

@@ -48,6 +48,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
             lexical_threshold=ctx.lexical_threshold,
             semantic_threshold=ctx.semantic_threshold,
             judge_threshold=ctx.judge_threshold,
+            judge_evidence_words=ctx.judge_evidence_words,
         )
         ref = state.get("candidate_ref")
         result = validate_answer(

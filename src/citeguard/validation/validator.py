@@ -42,7 +42,9 @@ Levels (each includes the one before):
 ``judge``
     Strict, plus ``judge(sentence, cited evidence) >= judge_threshold`` (0.5: the judge
     returns P(supported), and 0.5 is the decision boundary of a calibrated probability).
-    The judge is only asked about sentences that passed every other check.
+    The judge is only asked about sentences that passed every other check, and reads
+    each cited source's sentences that share most of the claim's words
+    (``judge_evidence_words``, 100 by default; 0 = whole sources).
 
 Placeholders ("[date]", "[n]") fail at every level. Thresholds are compared with ``>=``
 (a score exactly at the threshold passes).
@@ -63,6 +65,7 @@ import numpy as np
 
 from citeguard.questions import is_yes_no_question
 from citeguard.validation.citations import CitationMarker, parse_citations, strip_citations
+from citeguard.validation.focus import claim_focused_source
 from citeguard.validation.grounding import (
     content_words_not_in_question,
     coverage,
@@ -160,6 +163,10 @@ class ValidationSettings:
     cover the sentence before the citation is repaired to it."""
     judge_threshold: float = 0.5
     """Judge: minimum P(supported)."""
+    judge_evidence_words: int = 100
+    """Judge: the words of each cited source the judge reads, its sentences sharing most of
+    the claim's words (:func:`~citeguard.validation.focus.claim_focused_source`); the judge
+    costs about a second per 100 words on a CPU. 0 = whole cited sources."""
     refusal_question_coverage: float = 0.6
     """A refusal is challenged when one source holds at least this share of the question's
     content words (see :func:`refusal_despite_strong_evidence`)."""
@@ -179,6 +186,8 @@ class ValidationSettings:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {value}")
+        if self.judge_evidence_words < 0:
+            raise ValueError(f"judge_evidence_words must be >= 0, got {self.judge_evidence_words}")
 
 
 @dataclass(frozen=True)
@@ -392,6 +401,11 @@ class _Context:
     def evidence(self, cited: Sequence[int]) -> str:
         return "\n".join(self.sources[n - 1] for n in cited)
 
+    def judge_evidence(self, claim: str, cited: Sequence[int]) -> str:
+        """What the judge reads: each cited source focused on the claim."""
+        budget = self.settings.judge_evidence_words
+        return "\n".join(claim_focused_source(claim, self.sources[n - 1], budget) for n in cited)
+
     def evidence_tokens(self, cited: Sequence[int]) -> set[str]:
         tokens: set[str] = set()
         for n in cited:
@@ -604,7 +618,7 @@ def _check_sentence(
 
     failing = [r for r in reasons if r not in INFORMATIONAL_REASONS]
     if settings.level == "judge" and ctx.judge is not None and citation_valid and not failing:
-        judge_score = float(ctx.judge(claim, ctx.evidence(cited)))
+        judge_score = float(ctx.judge(claim, ctx.judge_evidence(claim, cited)))
         if judge_score + _EPSILON < settings.judge_threshold:
             reasons.append("judge_unsupported")
             failing.append("judge_unsupported")
