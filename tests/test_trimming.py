@@ -47,6 +47,23 @@ def test_the_best_sentence_is_kept_even_when_longer_than_the_budget() -> None:
     assert trimmed["text"] == ANSWER
 
 
+def test_sentences_embedded_for_an_earlier_question_are_not_embedded_again() -> None:
+    embedded: list[str] = []
+
+    def counting_embed(texts: Any) -> Any:
+        embedded.extend(texts)
+        return bag_of_words_embed(texts)
+
+    evidence = [source(FILLER[0], ANSWER, FILLER[1], FILLER[2])]
+    first = trim_sources(evidence, "What is the late fee for rent?", counting_embed, 30)
+    assert sorted(embedded) == sorted(["What is the late fee for rent?", FILLER[0], ANSWER,
+                                       FILLER[1], FILLER[2]])  # fmt: skip
+    embedded.clear()
+    second = trim_sources(evidence, "Where are notices delivered?", counting_embed, 30)
+    assert embedded == ["Where are notices delivered?"]
+    assert ANSWER in first[0]["text"] and FILLER[2] in second[0]["text"]
+
+
 LONG_CHUNK = make_chunk("lease.pdf", " ".join([FILLER[0], ANSWER, FILLER[1], FILLER[2]]), page=2)
 GOOD = "Tenant shall pay a late fee of $50 when rent is paid after the fifth day [1]."
 

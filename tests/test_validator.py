@@ -427,7 +427,7 @@ def test_judge_reads_the_cited_sources_sentences_nearest_the_claim() -> None:
     assert seen == [RENT]  # the rent sentence alone fits the 30 words; no filler clause
 
     seen.clear()
-    whole = ValidationSettings(level="judge", judge_evidence_words=0)
+    whole = ValidationSettings(level="judge")  # the default: whole sources
     validate_answer(answer, [LONG_SOURCE], QUESTION, whole, judge=judge)
     assert seen == [LONG_SOURCE]
 

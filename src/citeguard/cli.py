@@ -140,8 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="with --validation-level judge: words of each cited source the judge reads, its "
-        "sentences sharing most of the claim's words (default 100; 0 = whole sources, slower)",
+        help="with --validation-level judge: the judge reads only each cited source's sentences "
+        "sharing most of the claim's words, at most N (faster, more lenient; default 0 = "
+        "whole sources)",
     )
     p.add_argument(
         "--no-opening-source",

@@ -13,6 +13,7 @@ view is in the whole source too, so validation is unchanged.
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -46,6 +47,33 @@ def trim_sources(
     ]
 
 
+SENTENCE_VECTORS_KEPT = 20_000
+"""Sentence vectors kept in memory (~30 MB at 384 dimensions)."""
+_SENTENCE_VECTORS: OrderedDict[tuple[Embed, str], np.ndarray] = OrderedDict()
+
+
+def _vectors(embed: Embed, texts: Sequence[str]) -> np.ndarray:
+    """``embed(texts)`` as a float32 array, embedding only texts not seen recently.
+
+    Questions about one document keep retrieving its same chunks, so most of a source's
+    sentences were embedded for an earlier question: on two cores, embedding them again
+    costs most of a second per question. A text's vector can differ in the last bits with
+    the batch it was embedded in (padding), which no comparison here is sensitive to.
+    """
+    missing = list(dict.fromkeys(t for t in texts if (embed, t) not in _SENTENCE_VECTORS))
+    if missing:
+        fresh = np.asarray(embed(missing), dtype=np.float32)
+        for text, vector in zip(missing, fresh, strict=True):
+            _SENTENCE_VECTORS[(embed, text)] = vector
+    rows = []
+    for text in texts:
+        _SENTENCE_VECTORS.move_to_end((embed, text))
+        rows.append(_SENTENCE_VECTORS[(embed, text)])
+    while len(_SENTENCE_VECTORS) > SENTENCE_VECTORS_KEPT:
+        _SENTENCE_VECTORS.popitem(last=False)
+    return np.stack(rows)
+
+
 # A regeneration shows the model the same sources for the same question: the cache spares
 # it a second round of sentence embeddings. ``embed`` is part of the key (bound methods of
 # one embedder compare equal), so two embedders in one process never share entries.
@@ -63,9 +91,7 @@ def _trimmed_texts(
         if len(sentences) <= 1:
             trimmed.append(" ".join(text.split()[:max_words]))
             continue
-        # Question and sentences in one batch per source: batch composition shifts the
-        # vectors in the last bits, so this is kept as the measured runs did it.
-        vectors = np.asarray(embed([question, *sentences]), dtype=np.float32)
+        vectors = _vectors(embed, [question, *sentences])
         similarity = vectors[1:] @ vectors[0]
         overlap = np.array([coverage(question_words, token_set(s)) for s in sentences])
         keep = within_budget(sentences, similarity + overlap, max_words)

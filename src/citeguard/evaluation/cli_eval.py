@@ -118,8 +118,8 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="judge level: words of each cited source the judge reads, its sentences sharing "
-        f"most of the claim's words ({defaults.judge_evidence_words}; 0 = whole sources)",
+        help="judge level: the judge reads only each cited source's sentences sharing most of "
+        f"the claim's words, at most N ({defaults.judge_evidence_words} = whole sources)",
     )
     s.add_argument(
         "--opening-source",

@@ -42,9 +42,9 @@ Levels (each includes the one before):
 ``judge``
     Strict, plus ``judge(sentence, cited evidence) >= judge_threshold`` (0.5: the judge
     returns P(supported), and 0.5 is the decision boundary of a calibrated probability).
-    The judge is only asked about sentences that passed every other check, and reads
-    each cited source's sentences that share most of the claim's words
-    (``judge_evidence_words``, 100 by default; 0 = whole sources).
+    The judge is only asked about sentences that passed every other check, and reads the
+    cited sources whole (``judge_evidence_words`` > 0 narrows them to the sentences
+    sharing most of the claim's words: faster, but more lenient).
 
 Placeholders ("[date]", "[n]") fail at every level. Thresholds are compared with ``>=``
 (a score exactly at the threshold passes).
@@ -163,10 +163,12 @@ class ValidationSettings:
     cover the sentence before the citation is repaired to it."""
     judge_threshold: float = 0.5
     """Judge: minimum P(supported)."""
-    judge_evidence_words: int = 100
-    """Judge: the words of each cited source the judge reads, its sentences sharing most of
-    the claim's words (:func:`~citeguard.validation.focus.claim_focused_source`); the judge
-    costs about a second per 100 words on a CPU. 0 = whole cited sources."""
+    judge_evidence_words: int = 0
+    """Judge: 0 (default) = the judge reads each cited source whole; N > 0 = only its
+    sentences sharing most of the claim's words, at most N words
+    (:func:`~citeguard.validation.focus.claim_focused_source`). Shorter evidence is faster
+    (about a second per 100 words on a CPU) but the judge is more lenient with it: on CUAD
+    dev, 100 words let through 4 answers that the whole-source judge rejects."""
     refusal_question_coverage: float = 0.6
     """A refusal is challenged when one source holds at least this share of the question's
     content words (see :func:`refusal_despite_strong_evidence`)."""
