@@ -75,7 +75,7 @@ def format_sources(evidence: Sequence[dict[str, Any]]) -> str:
 
     When every source comes from one document its name is stated once, above the blocks,
     and each block is headed by its page alone: a name repeated per source costs prompt
-    tokens (a long file name is ~40, about 4% of a question's prompt each time) and tells
+    tokens (a long file name is ~40 tokens, ~3% of a question's prompt each time) and tells
     the model nothing.
     """
     docs = [str(item.get("chunk", item).get("doc", "document")) for item in evidence]

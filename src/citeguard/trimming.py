@@ -13,6 +13,7 @@ view is in the whole source too, so validation is unchanged.
 from __future__ import annotations
 
 import functools
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -50,6 +51,7 @@ def trim_sources(
 SENTENCE_VECTORS_KEPT = 20_000
 """Sentence vectors kept in memory (~30 MB at 384 dimensions)."""
 _SENTENCE_VECTORS: OrderedDict[tuple[Embed, str], np.ndarray] = OrderedDict()
+_SENTENCE_VECTORS_LOCK = threading.Lock()
 
 
 def _vectors(embed: Embed, texts: Sequence[str]) -> np.ndarray:
@@ -60,17 +62,20 @@ def _vectors(embed: Embed, texts: Sequence[str]) -> np.ndarray:
     costs most of a second per question. A text's vector can differ in the last bits with
     the batch it was embedded in (padding), which no comparison here is sensitive to.
     """
-    missing = list(dict.fromkeys(t for t in texts if (embed, t) not in _SENTENCE_VECTORS))
-    if missing:
-        fresh = np.asarray(embed(missing), dtype=np.float32)
-        for text, vector in zip(missing, fresh, strict=True):
-            _SENTENCE_VECTORS[(embed, text)] = vector
-    rows = []
-    for text in texts:
-        _SENTENCE_VECTORS.move_to_end((embed, text))
-        rows.append(_SENTENCE_VECTORS[(embed, text)])
-    while len(_SENTENCE_VECTORS) > SENTENCE_VECTORS_KEPT:
-        _SENTENCE_VECTORS.popitem(last=False)
+    # One lock around lookup, embedding and insertion: concurrent requests (the server)
+    # take turns here, as they do for the model itself.
+    with _SENTENCE_VECTORS_LOCK:
+        missing = list(dict.fromkeys(t for t in texts if (embed, t) not in _SENTENCE_VECTORS))
+        if missing:
+            fresh = np.asarray(embed(missing), dtype=np.float32)
+            for text, vector in zip(missing, fresh, strict=True):
+                _SENTENCE_VECTORS[(embed, text)] = vector
+        rows = []
+        for text in texts:
+            _SENTENCE_VECTORS.move_to_end((embed, text))  # most recently used last
+            rows.append(_SENTENCE_VECTORS[(embed, text)])
+        while len(_SENTENCE_VECTORS) > SENTENCE_VECTORS_KEPT:
+            _SENTENCE_VECTORS.popitem(last=False)
     return np.stack(rows)
 
 
