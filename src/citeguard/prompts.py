@@ -63,30 +63,22 @@ JUDGE_SYSTEM_PROMPT = "You check whether a claim is supported by evidence."
 JUDGE_QUESTION = "Does the EVIDENCE fully support the CLAIM? Answer Yes or No."
 
 
-def _page_label(item: dict[str, Any]) -> str:
-    chunk = item.get("chunk", item)
-    pages = chunk.get("printed_pages") or [item.get("printed_page", "?")]
-    first, last = str(pages[0]), str(pages[-1])
-    return f"page {first}" if first == last else f"pages {first}-{last}"
-
-
 def format_sources(evidence: Sequence[dict[str, Any]]) -> str:
     """Number the evidence as source blocks [1]..[k], each headed by document and page.
 
-    When every source comes from one document its name is stated once, above the blocks,
-    and each block is headed by its page alone: a name repeated per source costs prompt
-    tokens (a long file name is ~40 tokens, ~3% of a question's prompt each time) and tells
-    the model nothing.
+    The document's name is repeated per source on purpose: naming it once above sources
+    from one document saved ~150 prompt tokens a question on CUAD (long file names) but
+    cost one more false answer at both validation levels on 100 questions and turned the
+    sample lease's parking answer into a refusal (docs/results.md, session 6).
     """
-    docs = [str(item.get("chunk", item).get("doc", "document")) for item in evidence]
-    texts = [str(item.get("chunk", item).get("text", "")).strip() for item in evidence]
-    one_document = len(set(docs)) == 1
     blocks = []
-    if one_document and docs:
-        blocks.append(f"All sources are from {docs[0]}.")
-    for number, (item, doc, text) in enumerate(zip(evidence, docs, texts, strict=True), start=1):
-        heading = _page_label(item) if one_document else f"{doc}, {_page_label(item)}"
-        blocks.append(f"[{number}] {heading}\n{text}")
+    for number, item in enumerate(evidence, start=1):
+        chunk = item.get("chunk", item)
+        doc = chunk.get("doc", "document")
+        pages = chunk.get("printed_pages") or [item.get("printed_page", "?")]
+        first, last = str(pages[0]), str(pages[-1])
+        page_label = f"page {first}" if first == last else f"pages {first}-{last}"
+        blocks.append(f"[{number}] {doc}, {page_label}\n{chunk.get('text', '').strip()}")
     return "\n\n".join(blocks)
 
 
