@@ -577,8 +577,8 @@ def _lookup_decode(
     max_tokens = min(max_tokens, llama.n_ctx() - len(prompt))
 
     started = time.perf_counter()
-    first_logits = _next_token_logits(llama, prompt).copy()
-    reused_tokens = _LAST_REUSED_TOKENS.get(id(llama), 0)
+    logits, reused_tokens = _next_token_logits(llama, prompt)
+    first_logits = logits.copy()
     prompt_seconds = time.perf_counter() - started
     chooser = _GreedyGrammarChooser(llama, grammar_text)
     backend = _LlamaBackend(llama)
@@ -876,24 +876,20 @@ def _answer_token_ids(llama: Any) -> tuple[int, int]:
     return yes[0], no[0]
 
 
-_LAST_REUSED_TOKENS: dict[int, int] = {}
-"""Per model: how many prompt tokens the last :func:`_next_token_logits` took from the KV
-cache instead of evaluating (for the debug log)."""
-
-
-def _next_token_logits(llama: Any, tokens: list[int]) -> Any:
+def _next_token_logits(llama: Any, tokens: list[int]) -> tuple[Any, int]:
     """Evaluate ``tokens`` (reusing the live KV cache or a snapshot for a shared prefix) and
-    return the logits of the token that would follow them, without needing ``logits_all``.
-    Call under the model's lock."""
+    return the logits of the token that would follow them, without needing ``logits_all``,
+    and how many of ``tokens`` came from the KV cache. Call under the model's lock."""
     import numpy as np
 
     _reuse_kv_for(llama, tokens)
     shared = shared_prefix_length(llama._input_ids.tolist(), tokens)
     # At least one token must be evaluated so that fresh logits exist for the last position.
-    llama.n_tokens = min(shared, len(tokens) - 1)
-    _LAST_REUSED_TOKENS[id(llama)] = llama.n_tokens
-    llama.eval(tokens[llama.n_tokens :])  # eval drops the KV cache past n_tokens first
-    return np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))
+    reused = min(shared, len(tokens) - 1)
+    llama.n_tokens = reused
+    llama.eval(tokens[reused:])  # eval drops the KV cache past n_tokens first
+    logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))
+    return logits, reused
 
 
 def support_probability(
@@ -916,10 +912,9 @@ def support_probability(
     yes_id, no_id = _answer_token_ids(llama)
     started = time.perf_counter()
     with _lock_for(llama):
-        logits = _next_token_logits(llama, tokens)
+        logits, reused_tokens = _next_token_logits(llama, tokens)
         yes, no = float(logits[yes_id]), float(logits[no_id])
         _snapshot_kv(llama)
-        reused_tokens = _LAST_REUSED_TOKENS.get(id(llama), 0)
     logger.debug(
         "judge prompt %d tokens (%d reused) in %.2f s",
         len(tokens),

@@ -80,7 +80,7 @@ def _vectors(embed: Embed, texts: Sequence[str]) -> np.ndarray:
 
 
 # A regeneration shows the model the same sources for the same question: the cache spares
-# it a second round of sentence embeddings. ``embed`` is part of the key (bound methods of
+# it a second round of splitting and scoring (the vectors themselves come from _vectors). ``embed`` is part of the key (bound methods of
 # one embedder compare equal), so two embedders in one process never share entries.
 @functools.lru_cache(maxsize=64)
 def _trimmed_texts(
