@@ -12,6 +12,7 @@ from citeguard.errors import IncompatibleIndexError, IndexNotFoundError
 from citeguard.index import store
 from citeguard.index.dense import HashingEmbedder
 from citeguard.index.search import UnknownDocumentError
+from citeguard.index.sentence_vectors import chunk_sentences
 from citeguard.indexing import IngestSummary, ingest_paths, load_index, remove_documents
 from citeguard.ingest.chunking import ChunkSettings
 
@@ -42,11 +43,26 @@ class RecordingEmbedder(HashingEmbedder):
 
     def __init__(self, name: str = "hashing-test", dimension: int = 64) -> None:
         super().__init__(dimension=dimension, name=name)
-        self.embedded: list[str] = []
+        self.calls: list[list[str]] = []
+
+    @property
+    def embedded(self) -> list[str]:
+        return [text for call in self.calls for text in call]
 
     def embed_documents(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
-        self.embedded.extend(texts)
+        self.calls.append(list(texts))
         return super().embed_documents(texts, show_progress)
+
+
+def assert_sentence_vectors_match_chunks(index: Path) -> None:
+    """Every chunk's stored sentence vectors are its sentences' embeddings, in row order."""
+    data = store.read_index(index)
+    assert data.sentence_vectors is not None
+    assert data.sentence_vectors.rows == len(data.chunks)
+    fresh = HashingEmbedder()
+    for row, chunk in enumerate(data.chunks):
+        expected = fresh.embed_documents(chunk_sentences(chunk.text))
+        np.testing.assert_allclose(data.sentence_vectors.for_row(row), expected, atol=1e-6)
 
 
 @pytest.fixture
@@ -85,7 +101,9 @@ def test_first_ingest_indexes_every_file(corpus: Path, tmp_path: Path) -> None:
     assert summary.to_json()["added_docs"] == summary.added_docs
     assert summary.pages == 2
     assert summary.chunks == summary.total_chunks_in_index > 2
-    assert len(embedder.embedded) == summary.chunks
+    # One call for the chunks, one for their sentences (for trimming at question time).
+    assert len(embedder.calls[0]) == summary.chunks
+    assert_sentence_vectors_match_chunks(index)
     manifest = store.read_manifest(index)
     assert manifest.embedding_model == "hashing-test"
     assert manifest.chunk_settings["max_tokens"] == 40
@@ -170,6 +188,50 @@ def test_remove_documents(corpus: Path, tmp_path: Path) -> None:
         searcher.search("Delaware", docs=["nda.txt"])
     assert remove_documents(["lease.txt"], index) == ["lease.txt"]
     assert len(load_index(index)) == 0
+
+
+def test_sentence_vectors_follow_their_chunks_through_add_replace_and_remove(
+    corpus: Path, tmp_path: Path
+) -> None:
+    index = tmp_path / "index"
+    ingest([corpus], index, RecordingEmbedder())
+    (corpus / "policy.txt").write_text(POLICY)
+    (corpus / "nda.txt").write_text(NDA.replace("Delaware", "Nevada"))
+    ingest([corpus], index, RecordingEmbedder())
+    assert_sentence_vectors_match_chunks(index)
+    assert remove_documents(["lease.txt"], index) == ["lease.txt"]
+    assert_sentence_vectors_match_chunks(index)
+    searcher = load_index(index, embedder=HashingEmbedder())
+    nda = next(c for c in searcher.chunks if "Nevada" in c.text)
+    found = searcher.stored_sentence_vectors(nda.chunk_id)
+    assert found is not None and found[0] == nda.text
+    assert len(found[1]) == len(chunk_sentences(nda.text))
+    assert searcher.stored_sentence_vectors("no-such-chunk") is None
+
+
+def test_an_index_without_sentence_vectors_loads_and_the_next_ingest_adds_them(
+    corpus: Path, tmp_path: Path
+) -> None:
+    index = tmp_path / "index"
+    ingest([corpus], index, RecordingEmbedder())
+    # As written by a CiteGuard from before sentence vectors were stored.
+    (store.current_generation(index) / store.SENTENCE_VECTORS_FILE).unlink()
+    searcher = load_index(index, embedder=HashingEmbedder())
+    assert searcher.sentence_vectors is None
+    assert searcher.stored_sentence_vectors(searcher.chunks[0].chunk_id) is None
+    assert searcher.search("governed by the laws of Delaware", k=1)[0].chunk.doc == "nda.txt"
+
+    before = generations(index)
+    embedder = RecordingEmbedder()
+    summary = ingest([corpus], index, embedder)
+    assert sorted(summary.unchanged_docs) == ["lease.txt", "nda.txt"] and summary.chunks == 0
+    assert summary.generation is not None and generations(index) != before
+    # Only sentences were embedded: the chunks' own vectors were kept.
+    chunk_texts = {c.text for c in searcher.chunks}
+    assert embedder.embedded and not chunk_texts & set(embedder.embedded)
+    assert_sentence_vectors_match_chunks(index)
+    # Now complete: a further ingest of the same files writes nothing.
+    assert ingest([corpus], index, RecordingEmbedder()).generation is None
 
 
 def test_a_second_writer_waits_for_the_first(corpus: Path, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from citeguard.errors import IncompatibleIndexError, IndexNotFoundError
 from citeguard.index import store
 from citeguard.index.bm25 import BM25Index, tokenize
 from citeguard.index.dense import DenseIndex, HashingEmbedder
+from citeguard.index.sentence_vectors import SentenceVectors
 from citeguard.index.store import (
     DocumentRecord,
     IndexData,
@@ -66,6 +67,7 @@ def make_index(texts_by_doc: dict[str, list[str]]) -> IndexData:
         chunks=chunks,
         dense=DenseIndex(EMBEDDER.embed_documents(texts)),
         bm25=BM25Index.build(texts),
+        sentence_vectors=SentenceVectors.build(texts, EMBEDDER.embed_documents, EMBEDDER.dimension),
     )
 
 
@@ -97,6 +99,9 @@ def test_round_trip(tmp_path: Path) -> None:
     assert loaded.dense.faiss_index.ntotal == 3
     q = tokenize("landlord terminate rent")
     assert np.array_equal(loaded.bm25.get_scores(q), data.bm25.get_scores(q))
+    assert loaded.sentence_vectors is not None and data.sentence_vectors is not None
+    assert np.array_equal(loaded.sentence_vectors.vectors, data.sentence_vectors.vectors)
+    assert np.array_equal(loaded.sentence_vectors.offsets, data.sentence_vectors.offsets)
     manifest = json.loads((generation / "manifest.json").read_text())
     assert manifest["documents"][0] == {
         "name": "lease.txt",
@@ -176,3 +181,22 @@ def test_empty_index_round_trip(tmp_path: Path) -> None:
     write_index(tmp_path, store.empty_index("hashing-test", 32, {}))
     loaded = read_index(tmp_path)
     assert loaded.chunks == [] and len(loaded.dense) == 0 and loaded.bm25.n_docs == 0
+
+
+def test_corrupt_sentence_vectors_are_reported_with_the_fix(tmp_path: Path) -> None:
+    generation = write_index(tmp_path, make_index(FIRST))
+    (generation / store.SENTENCE_VECTORS_FILE).write_bytes(b"PK\x03\x04 not a zip archive")
+    with pytest.raises(store.IndexStoreError, match="corrupt index files"):
+        read_index(tmp_path)
+
+
+def test_sentence_vectors_of_another_chunk_count_are_inconsistent(tmp_path: Path) -> None:
+    data = make_index(FIRST)
+    with pytest.raises(store.IndexStoreError, match="sentence vectors for 1"):
+        IndexData(
+            manifest=data.manifest,
+            chunks=data.chunks,
+            dense=data.dense,
+            bm25=data.bm25,
+            sentence_vectors=SentenceVectors.build(["One."], EMBEDDER.embed_documents, 32),
+        )

@@ -86,3 +86,80 @@ def test_the_model_sees_the_trimmed_sources_only_when_asked() -> None:
     trimmed_prompt = prompt_of(20)
     assert ANSWER in trimmed_prompt
     assert FILLER[2] not in trimmed_prompt
+
+
+def test_sentence_vectors_stored_in_the_index_are_used_instead_of_embedding() -> None:
+    from citeguard.index.sentence_vectors import chunk_sentences
+
+    embedded: list[str] = []
+
+    def counting_embed(texts: Any) -> Any:  # a new function: nothing of it is cached yet
+        embedded.extend(texts)
+        return bag_of_words_embed(texts)
+
+    text = " ".join([FILLER[2], FILLER[0], ANSWER, FILLER[1]])
+    evidence = [{**source(text), "chunk_id": "lease:0001"}]
+    index = {"lease:0001": (text, bag_of_words_embed(chunk_sentences(text)))}
+    question = "What is the late fee for rent?"
+    trimmed = trim_sources(evidence, question, counting_embed, 30, index.get)
+    assert embedded == [question]
+    # The same choice as with the sentences embedded now.
+    assert trimmed == trim_sources(evidence, question, bag_of_words_embed, 30)
+
+
+def test_stored_vectors_of_a_different_text_are_not_used() -> None:
+    embedded: list[str] = []
+
+    def counting_embed(texts: Any) -> Any:
+        embedded.extend(texts)
+        return bag_of_words_embed(texts)
+
+    text = " ".join([FILLER[1], ANSWER, FILLER[0], FILLER[2]])
+    evidence = [{**source(text), "chunk_id": "lease:0002"}]
+    # The index holds another version of the chunk (say, before the file changed).
+    stale = {"lease:0002": ("An older text.", bag_of_words_embed(["An older text."]))}
+    trim_sources(evidence, "What is the late fee?", counting_embed, 30, stale.get)
+    assert set(embedded) == {"What is the late fee?", *FILLER, ANSWER}
+
+
+def test_the_answer_graph_trims_with_the_sentence_vectors_stored_in_the_index() -> None:
+    import numpy as np
+
+    from citeguard.index.bm25 import BM25Index
+    from citeguard.index.dense import DenseIndex, HashingEmbedder
+    from citeguard.index.search import HybridSearcher
+    from citeguard.index.sentence_vectors import SentenceVectors
+    from citeguard.resources import Resources
+    from graph_fakes import scripted_model
+
+    class RecordingEmbedder(HashingEmbedder):
+        def __init__(self) -> None:
+            super().__init__(dimension=64, name="recording")
+            self.embedded: list[str] = []
+
+        def embed_documents(self, texts: Any, show_progress: bool = False) -> np.ndarray:
+            self.embedded.extend(texts)
+            return super().embed_documents(texts, show_progress)
+
+    embedder = RecordingEmbedder()
+    texts = [LONG_CHUNK.text]
+    searcher = HybridSearcher(
+        [LONG_CHUNK],
+        DenseIndex(embedder.embed_documents(texts)),
+        BM25Index.build(texts),
+        embedder=embedder,
+        sentence_vectors=SentenceVectors.build(texts, embedder.embed_documents, 64),
+    )
+    resources = Resources(chat_model=scripted_model([GOOD]), searcher=searcher)
+    embedder.embedded.clear()  # what ingest embedded
+    question = "What is the late fee for rent?"
+    result = compile_graph(resources).invoke(
+        {"question": question},
+        context=Context(source_words=20, opening_source=False, validation_level="strict"),
+    )
+    assert result["status"] == "answered"
+    prompt = str(resources._chat_model.prompts[0])  # type: ignore[union-attr]
+    assert ANSWER in prompt and FILLER[2] not in prompt
+    # Only questions and answer sentences were embedded while answering, no source sentence.
+    assert not set(embedder.embedded) & {FILLER[0], FILLER[1], FILLER[2]}
+    assert question in embedder.embedded

@@ -37,6 +37,7 @@ from citeguard.errors import IncompatibleIndexError, IndexNotFoundError, Parsing
 from citeguard.index.bm25 import BM25Index
 from citeguard.index.dense import DenseIndex
 from citeguard.index.search import HybridSearcher
+from citeguard.index.sentence_vectors import SentenceVectors
 from citeguard.index.store import (
     DocumentRecord,
     IndexData,
@@ -263,37 +264,87 @@ def ingest_paths(
         summary.added = len(summary.added_docs)
         summary.replaced = len(summary.replaced_docs)
         summary.unchanged = len(summary.unchanged_docs)
-        if not new_docs or embedder is None:
+        existing = None
+        if manifest is not None and (new_docs or _lacks_sentence_vectors(folder)):
+            if embedder is None:
+                embedder = get_embedder(model_name)
+            existing = read_index(folder, embedding_model=model_name, dimension=embedder.dimension)
+        if not new_docs and (existing is None or existing.sentence_vectors is not None):
             summary.total_chunks_in_index = manifest.total_chunks if manifest else 0
             summary.seconds = time.perf_counter() - started
             return summary
-
-        new_chunks = [c for d in new_docs for c in d.chunks]
-        logger.info("embedding %d chunks from %d documents", len(new_chunks), len(new_docs))
-        vectors = embedder.embed_documents([c.text for c in new_chunks], show_progress=progress)
-        new_part = IndexData(
-            manifest=Manifest(
-                embedding_model=model_name,
-                dimension=embedder.dimension,
-                chunk_settings=settings,
-                documents=tuple(d.record for d in new_docs),
-            ),
-            chunks=new_chunks,
-            dense=DenseIndex(vectors),
-            bm25=BM25Index.build(c.text for c in new_chunks),
-        )
-        replaced_names = {d.record.name for d in new_docs}
-        if manifest is not None:
-            existing = read_index(folder, embedding_model=model_name, dimension=embedder.dimension)
-            kept = _without_documents(existing, replaced_names)
-            combined = _concatenate(kept, new_part)
+        # Set by the first new document, or above for an index without sentence vectors.
+        assert embedder is not None
+        if not new_docs and existing is not None:
+            # Nothing changed, but the index predates stored sentence vectors: add them.
+            combined = dataclasses.replace(
+                existing, sentence_vectors=embed_sentences(embedder, existing.chunks, progress)
+            )
         else:
-            combined = new_part
+            combined = _with_new_documents(
+                existing, new_docs, embedder, model_name, settings, progress
+            )
         generation = write_index(folder, combined)
         summary.generation = generation.name
         summary.total_chunks_in_index = len(combined.chunks)
         summary.seconds = time.perf_counter() - started
         return summary
+
+
+def _with_new_documents(
+    existing: IndexData | None,
+    new_docs: Sequence[_NewDocument],
+    embedder: Embedder,
+    model_name: str,
+    settings: dict[str, Any],
+    progress: bool,
+) -> IndexData:
+    """``existing`` (None for a new index) without the documents named in ``new_docs``,
+    followed by ``new_docs`` embedded now."""
+    new_chunks = [c for d in new_docs for c in d.chunks]
+    logger.info("embedding %d chunks from %d documents", len(new_chunks), len(new_docs))
+    vectors = embedder.embed_documents([c.text for c in new_chunks], show_progress=progress)
+    new_part = IndexData(
+        manifest=Manifest(
+            embedding_model=model_name,
+            dimension=embedder.dimension,
+            chunk_settings=settings,
+            documents=tuple(d.record for d in new_docs),
+        ),
+        chunks=new_chunks,
+        dense=DenseIndex(vectors),
+        bm25=BM25Index.build(c.text for c in new_chunks),
+        sentence_vectors=embed_sentences(embedder, new_chunks, progress),
+    )
+    if existing is None:
+        return new_part
+    kept = _without_documents(existing, {d.record.name for d in new_docs})
+    if kept.sentence_vectors is None:
+        # An index written before sentence vectors existed: this write adds them.
+        kept = dataclasses.replace(
+            kept, sentence_vectors=embed_sentences(embedder, kept.chunks, progress)
+        )
+    return _concatenate(kept, new_part)
+
+
+def _lacks_sentence_vectors(folder: Path) -> bool:
+    """The live generation predates stored sentence vectors (the next ingest adds them)."""
+    from citeguard.index.store import SENTENCE_VECTORS_FILE, current_generation
+
+    return not (current_generation(folder) / SENTENCE_VECTORS_FILE).is_file()
+
+
+def embed_sentences(
+    embedder: Embedder, chunks: Sequence[Chunk], progress: bool = False
+) -> SentenceVectors:
+    """Embeddings of every chunk's sentences, for trimming sources at question time."""
+    if chunks:
+        logger.info("embedding the sentences of %d chunks", len(chunks))
+    return SentenceVectors.build(
+        [c.text for c in chunks],
+        lambda texts: embedder.embed_documents(texts, show_progress=progress),
+        embedder.dimension,
+    )
 
 
 def _without_documents(data: IndexData, names: set[str]) -> IndexData:
@@ -302,11 +353,13 @@ def _without_documents(data: IndexData, names: set[str]) -> IndexData:
     manifest = dataclasses.replace(
         data.manifest, documents=tuple(d for d in data.manifest.documents if d.name not in names)
     )
+    sentences = data.sentence_vectors
     return IndexData(
         manifest=manifest,
         chunks=[data.chunks[i] for i in rows],
         dense=DenseIndex(data.dense.embeddings[rows].reshape(-1, data.dense.dimension)),
         bm25=data.bm25.select_rows(rows),
+        sentence_vectors=sentences.select_rows(rows) if sentences is not None else None,
     )
 
 
@@ -314,11 +367,15 @@ def _concatenate(first: IndexData, second: IndexData) -> IndexData:
     manifest = dataclasses.replace(
         second.manifest, documents=first.manifest.documents + second.manifest.documents
     )
+    sentences = None
+    if first.sentence_vectors is not None and second.sentence_vectors is not None:
+        sentences = SentenceVectors.concatenate([first.sentence_vectors, second.sentence_vectors])
     return IndexData(
         manifest=manifest,
         chunks=first.chunks + second.chunks,
         dense=DenseIndex(np.vstack([first.dense.embeddings, second.dense.embeddings])),
         bm25=BM25Index.concatenate([first.bm25, second.bm25]),
+        sentence_vectors=sentences,
     )
 
 

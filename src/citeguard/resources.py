@@ -11,12 +11,15 @@ import contextvars
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from langchain_core.runnables.config import var_child_runnable_config
 
 from citeguard.context import Context
+
+if TYPE_CHECKING:
+    from citeguard.trimming import StoredVectors
 
 JudgeFn = Callable[[str, str], float]
 
@@ -69,6 +72,15 @@ class Resources:
             return self._embed
         # The index's own query embedder: one model in memory, and the same vector space.
         return self.searcher(ctx).embedder.embed_documents
+
+    def stored_sentence_vectors(self, ctx: Context) -> StoredVectors | None:
+        """The index's sentence vectors by chunk id (None when they cannot be used).
+
+        They are in the index's vector space, so not with an injected ``embed``.
+        """
+        if self._embed is not None:
+            return None
+        return getattr(self.searcher(ctx), "stored_sentence_vectors", None)
 
     # -- generation ------------------------------------------------------------------
     def invoker(self, ctx: Context) -> Callable[[list[tuple[str, str]], str | None], str]:

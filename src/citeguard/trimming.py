@@ -5,6 +5,10 @@ sources are ~85% of that prompt. ``trim_sources`` keeps, per source, the sentenc
 similar to the question (embedding cosine plus the share of the question's words they
 contain) up to a word budget, in document order, joined by an ellipsis.
 
+The sentences' vectors come from the index, which embeds every chunk's sentences at ingest
+(``citeguard.index.sentence_vectors``); sources the index does not cover (an index written
+before it stored them, an injected searcher) are embedded here, once per process.
+
 Only the model's view is trimmed: the evidence in state, which validation checks claims
 against and citations quote from, stays whole. A claim the model takes from the trimmed
 view is in the whole source too, so validation is unchanged.
@@ -20,27 +24,40 @@ from typing import Any
 
 import numpy as np
 
+from citeguard.index.sentence_vectors import chunk_sentences
 from citeguard.validation.focus import ELLIPSIS, within_budget
 from citeguard.validation.grounding import coverage, token_set
-from citeguard.validation.sentences import split_sentences
 
-__all__ = ["ELLIPSIS", "Embed", "trim_sources"]
+__all__ = ["ELLIPSIS", "Embed", "StoredVectors", "trim_sources"]
 
 Embed = Callable[[Sequence[str]], np.ndarray]
+StoredVectors = Callable[[str], "tuple[str, np.ndarray] | None"]
+"""chunk id -> (the chunk's text as indexed, the vectors of its ``chunk_sentences``)."""
 
 
 def trim_sources(
-    evidence: Sequence[dict[str, Any]], question: str, embed: Embed, max_words: int
+    evidence: Sequence[dict[str, Any]],
+    question: str,
+    embed: Embed,
+    max_words: int,
+    stored: StoredVectors | None = None,
 ) -> list[dict[str, Any]]:
     """Copies of ``evidence`` whose text holds at most ``max_words`` words per source.
 
     A source within the budget is kept whole; otherwise its best sentences are kept (at
     least one, even when that one alone is longer than the budget). ``max_words`` <= 0
-    returns the evidence unchanged.
+    returns the evidence unchanged. ``stored`` gives the index's sentence vectors, which
+    must be in ``embed``'s vector space; sources it does not know are embedded.
     """
     if max_words <= 0:
         return list(evidence)
     texts = tuple(str(item.get("text", "")) for item in evidence)
+    if stored is not None:
+        for item, text in zip(evidence, texts, strict=True):
+            found = stored(str(item.get("chunk_id", "")))
+            # Only a source that is the chunk as indexed splits into the stored sentences.
+            if found is not None and found[0] == text:
+                _remember(embed, chunk_sentences(text), found[1])
     trimmed = _trimmed_texts(embed, question, texts, max_words)
     return [
         item if new == old else {**item, "text": new}
@@ -52,6 +69,18 @@ SENTENCE_VECTORS_KEPT = 20_000
 """Sentence vectors kept in memory (~30 MB at 384 dimensions)."""
 _SENTENCE_VECTORS: OrderedDict[tuple[Embed, str], np.ndarray] = OrderedDict()
 _SENTENCE_VECTORS_LOCK = threading.Lock()
+
+
+def _remember(embed: Embed, texts: Sequence[str], vectors: np.ndarray) -> None:
+    """Put known vectors of ``texts`` (from the index) in the cache ``_vectors`` reads."""
+    if len(texts) != len(vectors):
+        return  # not the split the vectors were stored for: embed instead
+    with _SENTENCE_VECTORS_LOCK:
+        for text, vector in zip(texts, vectors, strict=True):
+            _SENTENCE_VECTORS[(embed, text)] = np.asarray(vector, dtype=np.float32)
+            _SENTENCE_VECTORS.move_to_end((embed, text))
+        while len(_SENTENCE_VECTORS) > SENTENCE_VECTORS_KEPT:
+            _SENTENCE_VECTORS.popitem(last=False)
 
 
 def _vectors(embed: Embed, texts: Sequence[str]) -> np.ndarray:
@@ -80,8 +109,9 @@ def _vectors(embed: Embed, texts: Sequence[str]) -> np.ndarray:
 
 
 # A regeneration shows the model the same sources for the same question: the cache spares
-# it a second round of splitting and scoring (the vectors themselves come from _vectors). ``embed`` is part of the key (bound methods of
-# one embedder compare equal), so two embedders in one process never share entries.
+# it a second round of splitting and scoring (the vectors themselves come from _vectors).
+# ``embed`` is part of the key (bound methods of one embedder compare equal), so two
+# embedders in one process never share entries.
 @functools.lru_cache(maxsize=64)
 def _trimmed_texts(
     embed: Embed, question: str, texts: tuple[str, ...], max_words: int
@@ -92,7 +122,7 @@ def _trimmed_texts(
         if len(text.split()) <= max_words:
             trimmed.append(text)
             continue
-        sentences = [s.text for s in split_sentences(text) if s.text.strip()]
+        sentences = chunk_sentences(text)
         if len(sentences) <= 1:
             trimmed.append(" ".join(text.split()[:max_words]))
             continue

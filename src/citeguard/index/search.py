@@ -36,6 +36,7 @@ from citeguard.index.bm25 import BM25Index, tokenize, word_tokens
 from citeguard.index.dense import DenseIndex
 from citeguard.index.fusion import DEFAULT_ALPHA, FUSION_METHODS, fuse
 from citeguard.index.rerank import heuristic_rerank
+from citeguard.index.sentence_vectors import SentenceVectors
 from citeguard.index.store import IndexData, Manifest
 from citeguard.models import Embedder, get_embedder
 
@@ -79,6 +80,8 @@ class HybridSearcher:
             model named ``embedding_model`` is loaded on first use.
         embedding_model: name of the model the embeddings came from.
         manifest: the on-disk manifest, when loaded from disk.
+        sentence_vectors: embeddings of each chunk's sentences (rows as ``chunks``), when
+            the index stores them.
     """
 
     def __init__(
@@ -89,11 +92,18 @@ class HybridSearcher:
         embedder: Embedder | None = None,
         embedding_model: str | None = None,
         manifest: Manifest | None = None,
+        sentence_vectors: SentenceVectors | None = None,
     ) -> None:
         if len(dense) != len(chunks) or bm25.n_docs != len(chunks):
             raise ValueError(
                 f"{len(chunks)} chunks, {len(dense)} embeddings and {bm25.n_docs} BM25 rows differ"
             )
+        if sentence_vectors is not None and sentence_vectors.rows != len(chunks):
+            raise ValueError(
+                f"{len(chunks)} chunks and sentence vectors for {sentence_vectors.rows} differ"
+            )
+        self.sentence_vectors = sentence_vectors
+        self._row_of_chunk = {c.chunk_id: row for row, c in enumerate(chunks)}
         self.chunks = list(chunks)
         self.dense = dense
         self.bm25 = bm25
@@ -135,7 +145,14 @@ class HybridSearcher:
 
     @classmethod
     def from_index(cls, data: IndexData, embedder: Embedder | None = None) -> HybridSearcher:
-        return cls(data.chunks, data.dense, data.bm25, embedder=embedder, manifest=data.manifest)
+        return cls(
+            data.chunks,
+            data.dense,
+            data.bm25,
+            embedder=embedder,
+            manifest=data.manifest,
+            sentence_vectors=data.sentence_vectors,
+        )
 
     # ------------------------------------------------------------------ properties
     @property
@@ -160,6 +177,17 @@ class HybridSearcher:
 
     def _embed_query(self, query: str) -> np.ndarray:
         return np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+
+    def stored_sentence_vectors(self, chunk_id: str) -> tuple[str, np.ndarray] | None:
+        """(text, vectors of its sentences) of an indexed chunk, when the index stores them.
+
+        The text lets a caller check that what it holds is the chunk as indexed before it
+        uses the vectors (see ``citeguard.trimming``).
+        """
+        row = self._row_of_chunk.get(chunk_id)
+        if row is None or self.sentence_vectors is None:
+            return None
+        return self.chunks[row].text, self.sentence_vectors.for_row(row)
 
     # ------------------------------------------------------------------ search
     def scope_rows(self, docs: Sequence[str]) -> np.ndarray:

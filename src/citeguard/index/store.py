@@ -11,6 +11,8 @@ Layout (default folder ``.citeguard/`` in the working directory)::
         embeddings.npy        float32 (rows, dimension), L2-normalized
         dense.faiss           FAISS IndexFlatIP over the same rows
         bm25.npz, bm25_vocab.json   BM25 term counts and vocabulary
+        sentence_vectors.npz  embeddings of each chunk's sentences (optional: indexes
+                              written before it existed load without it)
 
 Writing never touches the live generation: a new version goes into a fresh folder whose
 number is above every existing one, every file is flushed to disk, then ``CURRENT`` is
@@ -32,6 +34,7 @@ import logging
 import os
 import re
 import shutil
+import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -44,6 +47,7 @@ from citeguard.documents import Chunk
 from citeguard.errors import IncompatibleIndexError, IndexNotFoundError, IndexStoreError
 from citeguard.index.bm25 import BM25Index
 from citeguard.index.dense import DenseIndex
+from citeguard.index.sentence_vectors import SentenceVectors
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +61,7 @@ EMBEDDINGS_FILE = "embeddings.npy"
 FAISS_FILE = "dense.faiss"
 BM25_FILE = "bm25.npz"
 BM25_VOCAB_FILE = "bm25_vocab.json"
+SENTENCE_VECTORS_FILE = "sentence_vectors.npz"
 _GENERATION_RE = re.compile(r"^gen-(\d{6,})$")
 
 
@@ -152,6 +157,8 @@ class IndexData:
     chunks: list[Chunk]
     dense: DenseIndex
     bm25: BM25Index
+    sentence_vectors: SentenceVectors | None = None
+    """Embeddings of each chunk's sentences; None in indexes written before they were."""
 
     def __post_init__(self) -> None:
         n = len(self.chunks)
@@ -159,6 +166,10 @@ class IndexData:
             raise IndexStoreError(
                 f"inconsistent index: {n} chunks, {len(self.dense)} embeddings, "
                 f"{self.bm25.n_docs} BM25 rows, manifest counts {self.manifest.total_chunks}"
+            )
+        if self.sentence_vectors is not None and self.sentence_vectors.rows != n:
+            raise IndexStoreError(
+                f"inconsistent index: {n} chunks, sentence vectors for {self.sentence_vectors.rows}"
             )
         if n and self.dense.dimension != self.manifest.dimension:
             raise IndexStoreError(
@@ -261,9 +272,13 @@ def _read_generation(
     try:
         dense = DenseIndex.load(generation / FAISS_FILE, generation / EMBEDDINGS_FILE)
         bm25 = BM25Index.load(generation / BM25_FILE, generation / BM25_VOCAB_FILE)
-    except (ValueError, RuntimeError, KeyError) as exc:
+        sentence_path = generation / SENTENCE_VECTORS_FILE
+        sentences = SentenceVectors.load(sentence_path) if sentence_path.is_file() else None
+    except (ValueError, RuntimeError, KeyError, zipfile.BadZipFile) as exc:
         raise IndexStoreError(f"corrupt index files in {generation}: {exc}") from exc
-    return IndexData(manifest=manifest, chunks=chunks, dense=dense, bm25=bm25)
+    return IndexData(
+        manifest=manifest, chunks=chunks, dense=dense, bm25=bm25, sentence_vectors=sentences
+    )
 
 
 # --------------------------------------------------------------------------- writing
@@ -366,6 +381,8 @@ def write_index(index_dir: str | os.PathLike[str] | None, data: IndexData) -> Pa
         _write_chunks(generation, data.chunks)
         _write_dense(generation, data.dense)
         _write_bm25(generation, data.bm25)
+        if data.sentence_vectors is not None:
+            data.sentence_vectors.save(generation / SENTENCE_VECTORS_FILE)
         # The manifest goes last: a generation without one is incomplete by definition.
         _write_manifest(generation, data.manifest)
         for path in generation.iterdir():
@@ -391,4 +408,5 @@ def empty_index(embedding_model: str, dimension: int, chunk_settings: dict[str, 
         chunks=[],
         dense=DenseIndex(np.zeros((0, dimension), dtype=np.float32)),
         bm25=BM25Index.from_tokens([]),
+        sentence_vectors=SentenceVectors.empty(dimension),
     )

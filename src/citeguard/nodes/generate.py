@@ -31,7 +31,13 @@ def sources_for_model(
     """
     if ctx.source_words <= 0 or ctx.generation_strategy != "free":
         return evidence
-    return trim_sources(evidence, question, resources.embed(ctx), ctx.source_words)
+    return trim_sources(
+        evidence,
+        question,
+        resources.embed(ctx),
+        ctx.source_words,
+        resources.stored_sentence_vectors(ctx),
+    )
 
 
 def make_generate(resources: Resources) -> Any:

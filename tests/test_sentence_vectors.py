@@ -1,0 +1,60 @@
+"""Sentence vectors stored with the index: row bookkeeping and the file format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from citeguard.index.dense import HashingEmbedder
+from citeguard.index.sentence_vectors import SentenceVectors, chunk_sentences
+
+EMBEDDER = HashingEmbedder(dimension=16)
+TEXTS = [
+    "Rent is due on the first day. A late fee of $50 applies.",
+    "Either party may terminate with sixty days notice.",
+    "",
+    "Notices go to the addresses above. They are sent by mail. Copies go to counsel.",
+]
+
+
+def build(texts: list[str]) -> SentenceVectors:
+    return SentenceVectors.build(texts, EMBEDDER.embed_documents, EMBEDDER.dimension)
+
+
+def test_each_row_holds_its_own_sentences_in_order() -> None:
+    vectors = build(TEXTS)
+    assert vectors.rows == 4
+    assert [len(vectors.for_row(i)) for i in range(4)] == [2, 1, 0, 3]
+    for row, text in enumerate(TEXTS):
+        expected = EMBEDDER.embed_documents(chunk_sentences(text)).reshape(-1, 16)
+        np.testing.assert_allclose(vectors.for_row(row), expected, atol=1e-6)
+
+
+def test_selecting_and_concatenating_rows_keeps_them_aligned() -> None:
+    whole = build(TEXTS)
+    picked = whole.select_rows(np.array([3, 0], dtype=np.int64))
+    np.testing.assert_array_equal(picked.for_row(0), whole.for_row(3))
+    np.testing.assert_array_equal(picked.for_row(1), whole.for_row(0))
+    joined = SentenceVectors.concatenate([build(TEXTS[:2]), build(TEXTS[2:])])
+    np.testing.assert_array_equal(joined.offsets, whole.offsets)
+    np.testing.assert_allclose(joined.vectors, whole.vectors, atol=1e-6)
+    empty = whole.select_rows(np.zeros(0, dtype=np.int64))
+    assert empty.rows == 0 and empty.vectors.shape == (0, 16)
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    vectors = build(TEXTS)
+    vectors.save(tmp_path / "s.npz")
+    loaded = SentenceVectors.load(tmp_path / "s.npz")
+    np.testing.assert_array_equal(loaded.vectors, vectors.vectors)
+    np.testing.assert_array_equal(loaded.offsets, vectors.offsets)
+
+
+def test_offsets_that_do_not_cover_the_vectors_are_refused() -> None:
+    vectors = np.zeros((3, 16), dtype=np.float32)
+    with pytest.raises(ValueError, match="offsets"):
+        SentenceVectors(vectors, np.array([0, 2]))
+    with pytest.raises(ValueError, match="offsets"):
+        SentenceVectors(vectors, np.array([0, 2, 1, 3]))
