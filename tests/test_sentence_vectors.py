@@ -58,3 +58,16 @@ def test_offsets_that_do_not_cover_the_vectors_are_refused() -> None:
         SentenceVectors(vectors, np.array([0, 2]))
     with pytest.raises(ValueError, match="offsets"):
         SentenceVectors(vectors, np.array([0, 2, 1, 3]))
+
+
+def test_a_sentence_shared_by_overlapping_chunks_is_embedded_once() -> None:
+    embedded: list[str] = []
+
+    def counting_embed(texts: list[str]) -> np.ndarray:
+        embedded.extend(texts)
+        return EMBEDDER.embed_documents(texts)
+
+    overlapping = ["Rent is due on the first. A fee applies.", "A fee applies. Notice is due."]
+    vectors = SentenceVectors.build(overlapping, counting_embed, EMBEDDER.dimension)
+    assert sorted(embedded) == ["A fee applies.", "Notice is due.", "Rent is due on the first."]
+    np.testing.assert_array_equal(vectors.for_row(0)[1], vectors.for_row(1)[0])

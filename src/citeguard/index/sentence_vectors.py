@@ -60,12 +60,20 @@ class SentenceVectors:
         embed: Callable[[list[str]], np.ndarray],
         dimension: int,
     ) -> SentenceVectors:
-        """Split each text into sentences and embed them all in one call."""
+        """Split each text into sentences and embed them all in one call.
+
+        Chunks overlap, so many sentences occur in two of them: each distinct sentence is
+        embedded once.
+        """
         sentences = [chunk_sentences(text) for text in texts]
         flat = [s for chunk in sentences for s in chunk]
         offsets = np.concatenate([[0], np.cumsum([len(chunk) for chunk in sentences])])
-        vectors = embed(flat) if flat else np.zeros((0, dimension), dtype=np.float32)
-        return cls(np.asarray(vectors, dtype=np.float32).reshape(-1, dimension), offsets)
+        distinct = list(dict.fromkeys(flat))
+        if not distinct:
+            return cls(np.zeros((0, dimension), dtype=np.float32), offsets)
+        vectors = np.asarray(embed(distinct), dtype=np.float32).reshape(-1, dimension)
+        row_of = {text: row for row, text in enumerate(distinct)}
+        return cls(vectors[[row_of[s] for s in flat]], offsets)
 
     @classmethod
     def empty(cls, dimension: int) -> SentenceVectors:
