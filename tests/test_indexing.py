@@ -226,12 +226,26 @@ def test_an_index_without_sentence_vectors_loads_and_the_next_ingest_adds_them(
     summary = ingest([corpus], index, embedder)
     assert sorted(summary.unchanged_docs) == ["lease.txt", "nda.txt"] and summary.chunks == 0
     assert summary.generation is not None and generations(index) != before
+    assert summary.sentence_vectors_added
     # Only sentences were embedded: the chunks' own vectors were kept.
     chunk_texts = {c.text for c in searcher.chunks}
     assert embedder.embedded and not chunk_texts & set(embedder.embedded)
     assert_sentence_vectors_match_chunks(index)
     # Now complete: a further ingest of the same files writes nothing.
-    assert ingest([corpus], index, RecordingEmbedder()).generation is None
+    again = ingest([corpus], index, RecordingEmbedder())
+    assert again.generation is None and not again.sentence_vectors_added
+
+
+def test_adding_a_file_to_an_index_without_sentence_vectors_adds_them_for_all(
+    corpus: Path, tmp_path: Path
+) -> None:
+    index = tmp_path / "index"
+    ingest([corpus], index, RecordingEmbedder())
+    (store.current_generation(index) / store.SENTENCE_VECTORS_FILE).unlink()
+    (corpus / "policy.txt").write_text(POLICY)
+    summary = ingest([corpus], index, RecordingEmbedder())
+    assert summary.added_docs == ["policy.txt"] and summary.sentence_vectors_added
+    assert_sentence_vectors_match_chunks(index)
 
 
 def test_a_second_writer_waits_for_the_first(corpus: Path, tmp_path: Path) -> None:

@@ -175,6 +175,8 @@ def _print_ingest_summary(summary: Any, as_json: bool) -> None:
         f"pages: {data['pages']}  chunks: {data['chunks']}  in index: "
         f"{data['total_chunks_in_index']}  ({data['seconds']:.1f}s)"
     )
+    if data.get("sentence_vectors_added"):
+        print("index upgraded: sentence vectors stored for every chunk (faster questions)")
     for path, reason in data["skipped"]:
         print(f"skipped {path}: {reason}", file=sys.stderr)
 

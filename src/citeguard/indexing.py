@@ -80,6 +80,9 @@ class IngestSummary:
     added_docs: list[str] = field(default_factory=list)
     replaced_docs: list[str] = field(default_factory=list)
     unchanged_docs: list[str] = field(default_factory=list)
+    sentence_vectors_added: bool = False
+    """The index predated stored sentence vectors and this ingest computed them for every
+    chunk it kept."""
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -284,6 +287,7 @@ def ingest_paths(
             combined = _with_new_documents(
                 existing, new_docs, embedder, model_name, settings, progress
             )
+        summary.sentence_vectors_added = existing is not None and existing.sentence_vectors is None
         generation = write_index(folder, combined)
         summary.generation = generation.name
         summary.total_chunks_in_index = len(combined.chunks)
