@@ -46,8 +46,9 @@ def test_selecting_and_concatenating_rows_keeps_them_aligned() -> None:
 
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
     vectors = build(TEXTS)
-    vectors.save(tmp_path / "s.npz")
-    loaded = SentenceVectors.load(tmp_path / "s.npz")
+    vectors.save(tmp_path / "v.npy", tmp_path / "o.npy")
+    loaded = SentenceVectors.load(tmp_path / "v.npy", tmp_path / "o.npy")
+    assert isinstance(loaded.vectors, np.memmap)  # rows are read when a question needs them
     np.testing.assert_array_equal(loaded.vectors, vectors.vectors)
     np.testing.assert_array_equal(loaded.offsets, vectors.offsets)
 

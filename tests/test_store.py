@@ -185,7 +185,7 @@ def test_empty_index_round_trip(tmp_path: Path) -> None:
 
 def test_corrupt_sentence_vectors_are_reported_with_the_fix(tmp_path: Path) -> None:
     generation = write_index(tmp_path, make_index(FIRST))
-    (generation / store.SENTENCE_VECTORS_FILE).write_bytes(b"PK\x03\x04 not a zip archive")
+    (generation / store.SENTENCE_VECTORS_FILE).write_bytes(b"\x93NUMPY truncated")
     with pytest.raises(store.IndexStoreError, match="corrupt index files"):
         read_index(tmp_path)
 

@@ -77,7 +77,8 @@ def _remember(embed: Embed, texts: Sequence[str], vectors: np.ndarray) -> None:
         return  # not the split the vectors were stored for: embed instead
     with _SENTENCE_VECTORS_LOCK:
         for text, vector in zip(texts, vectors, strict=True):
-            _SENTENCE_VECTORS[(embed, text)] = np.asarray(vector, dtype=np.float32)
+            # A copy: the index's rows are a memory map of a file the next ingest replaces.
+            _SENTENCE_VECTORS[(embed, text)] = np.array(vector, dtype=np.float32)
             _SENTENCE_VECTORS.move_to_end((embed, text))
         while len(_SENTENCE_VECTORS) > SENTENCE_VECTORS_KEPT:
             _SENTENCE_VECTORS.popitem(last=False)

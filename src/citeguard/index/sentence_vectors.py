@@ -6,9 +6,11 @@ waits cost ~0.7 s per question on two cores; embedding them once at ingest makes
 lookup. The rows follow the index's chunk rows: chunk ``i``'s sentences (as
 :func:`chunk_sentences` splits its text) are ``vectors[offsets[i]:offsets[i + 1]]``.
 
-Stored as ``sentence_vectors.npz`` (float32 vectors, int64 offsets, no pickles). The part is
-optional: an index written before it existed still loads and its sentences are embedded at
-question time, until the next ingest adds it.
+Stored as two ``.npy`` files (float32 vectors, int64 offsets, no pickles). There are ~15
+sentences per chunk, so the vectors are ~15 times the size of the chunk embeddings: they
+are memory-mapped, and a question reads only the rows of its sources. The part is optional:
+an index written before it existed still loads and its sentences are embedded at question
+time, until the next ingest adds it.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ class SentenceVectors:
     """Sentence embeddings of a sequence of chunks (see the module docstring)."""
 
     def __init__(self, vectors: np.ndarray, offsets: np.ndarray) -> None:
-        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if vectors.dtype != np.float32:  # a float32 memory map stays mapped
+            vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         offsets = np.asarray(offsets, dtype=np.int64)
         if vectors.ndim != 2:
             raise ValueError(f"sentence vectors must be 2-D, got shape {vectors.shape}")
@@ -107,11 +110,15 @@ class SentenceVectors:
             offsets.append(part.offsets[1:] + offsets[-1][-1])
         return cls(vectors, np.concatenate(offsets))
 
-    def save(self, path: Path) -> None:
-        with open(path, "wb") as fh:
-            np.savez(fh, vectors=self.vectors, offsets=self.offsets)
+    def save(self, vectors_path: Path, offsets_path: Path) -> None:
+        with open(vectors_path, "wb") as fh:
+            np.save(fh, self.vectors, allow_pickle=False)
+        with open(offsets_path, "wb") as fh:
+            np.save(fh, self.offsets, allow_pickle=False)
 
     @classmethod
-    def load(cls, path: Path) -> SentenceVectors:
-        with np.load(path, allow_pickle=False) as data:
-            return cls(data["vectors"], data["offsets"])
+    def load(cls, vectors_path: Path, offsets_path: Path) -> SentenceVectors:
+        """Load with the vectors memory-mapped (read-only)."""
+        offsets = np.load(offsets_path, allow_pickle=False)
+        vectors = np.load(vectors_path, mmap_mode="r", allow_pickle=False)
+        return cls(vectors, offsets)

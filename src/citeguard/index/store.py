@@ -11,8 +11,9 @@ Layout (default folder ``.citeguard/`` in the working directory)::
         embeddings.npy        float32 (rows, dimension), L2-normalized
         dense.faiss           FAISS IndexFlatIP over the same rows
         bm25.npz, bm25_vocab.json   BM25 term counts and vocabulary
-        sentence_vectors.npz  embeddings of each chunk's sentences (optional: indexes
-                              written before it existed load without it)
+        sentence_vectors.npy, sentence_offsets.npy   embeddings of each chunk's
+                              sentences (optional: indexes written before them load
+                              without them)
 
 Writing never touches the live generation: a new version goes into a fresh folder whose
 number is above every existing one, every file is flushed to disk, then ``CURRENT`` is
@@ -34,7 +35,6 @@ import logging
 import os
 import re
 import shutil
-import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -61,7 +61,8 @@ EMBEDDINGS_FILE = "embeddings.npy"
 FAISS_FILE = "dense.faiss"
 BM25_FILE = "bm25.npz"
 BM25_VOCAB_FILE = "bm25_vocab.json"
-SENTENCE_VECTORS_FILE = "sentence_vectors.npz"
+SENTENCE_VECTORS_FILE = "sentence_vectors.npy"
+SENTENCE_OFFSETS_FILE = "sentence_offsets.npy"
 _GENERATION_RE = re.compile(r"^gen-(\d{6,})$")
 
 
@@ -272,9 +273,12 @@ def _read_generation(
     try:
         dense = DenseIndex.load(generation / FAISS_FILE, generation / EMBEDDINGS_FILE)
         bm25 = BM25Index.load(generation / BM25_FILE, generation / BM25_VOCAB_FILE)
-        sentence_path = generation / SENTENCE_VECTORS_FILE
-        sentences = SentenceVectors.load(sentence_path) if sentence_path.is_file() else None
-    except (ValueError, RuntimeError, KeyError, zipfile.BadZipFile) as exc:
+        sentences = None
+        if (generation / SENTENCE_VECTORS_FILE).is_file():
+            sentences = SentenceVectors.load(
+                generation / SENTENCE_VECTORS_FILE, generation / SENTENCE_OFFSETS_FILE
+            )
+    except (ValueError, RuntimeError, KeyError) as exc:
         raise IndexStoreError(f"corrupt index files in {generation}: {exc}") from exc
     return IndexData(
         manifest=manifest, chunks=chunks, dense=dense, bm25=bm25, sentence_vectors=sentences
@@ -382,7 +386,9 @@ def write_index(index_dir: str | os.PathLike[str] | None, data: IndexData) -> Pa
         _write_dense(generation, data.dense)
         _write_bm25(generation, data.bm25)
         if data.sentence_vectors is not None:
-            data.sentence_vectors.save(generation / SENTENCE_VECTORS_FILE)
+            data.sentence_vectors.save(
+                generation / SENTENCE_VECTORS_FILE, generation / SENTENCE_OFFSETS_FILE
+            )
         # The manifest goes last: a generation without one is incomplete by definition.
         _write_manifest(generation, data.manifest)
         for path in generation.iterdir():
