@@ -46,19 +46,33 @@ def test_selecting_and_concatenating_rows_keeps_them_aligned() -> None:
 
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
     vectors = build(TEXTS)
-    vectors.save(tmp_path / "v.npy", tmp_path / "o.npy")
-    loaded = SentenceVectors.load(tmp_path / "v.npy", tmp_path / "o.npy")
+    vectors.save(tmp_path / "v.npy", tmp_path / "rows.npz")
+    loaded = SentenceVectors.load(tmp_path / "v.npy", tmp_path / "rows.npz")
     assert isinstance(loaded.vectors, np.memmap)  # rows are read when a question needs them
     np.testing.assert_array_equal(loaded.vectors, vectors.vectors)
     np.testing.assert_array_equal(loaded.offsets, vectors.offsets)
+    np.testing.assert_array_equal(loaded.lengths, vectors.lengths)
 
 
-def test_offsets_that_do_not_cover_the_vectors_are_refused() -> None:
+def test_offsets_or_lengths_that_do_not_cover_the_vectors_are_refused() -> None:
     vectors = np.zeros((3, 16), dtype=np.float32)
+    lengths = np.array([5, 6, 7])
     with pytest.raises(ValueError, match="offsets"):
-        SentenceVectors(vectors, np.array([0, 2]))
+        SentenceVectors(vectors, np.array([0, 2]), lengths)
     with pytest.raises(ValueError, match="offsets"):
-        SentenceVectors(vectors, np.array([0, 2, 1, 3]))
+        SentenceVectors(vectors, np.array([0, 2, 1, 3]), lengths)
+    with pytest.raises(ValueError, match="lengths"):
+        SentenceVectors(vectors, np.array([0, 3]), lengths[:2])
+
+
+def test_a_chunk_split_differently_from_ingest_gets_no_stored_vectors() -> None:
+    vectors = build(TEXTS)
+    assert vectors.matching(0, chunk_sentences(TEXTS[0])) is not None
+    # A later splitter that keeps the first chunk in one piece, or cuts it elsewhere.
+    assert vectors.matching(0, [TEXTS[0]]) is None
+    assert (
+        vectors.matching(0, ["Rent is due on the first day. A", "late fee of $50 applies."]) is None
+    )
 
 
 def test_a_sentence_shared_by_overlapping_chunks_is_embedded_once() -> None:

@@ -183,9 +183,10 @@ def test_empty_index_round_trip(tmp_path: Path) -> None:
     assert loaded.chunks == [] and len(loaded.dense) == 0 and loaded.bm25.n_docs == 0
 
 
-def test_corrupt_sentence_vectors_are_reported_with_the_fix(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", [store.SENTENCE_VECTORS_FILE, store.SENTENCE_ROWS_FILE])
+def test_corrupt_sentence_vectors_are_reported_with_the_fix(tmp_path: Path, name: str) -> None:
     generation = write_index(tmp_path, make_index(FIRST))
-    (generation / store.SENTENCE_VECTORS_FILE).write_bytes(b"\x93NUMPY truncated")
+    (generation / name).write_bytes(b"PK\x03\x04 truncated")
     with pytest.raises(store.IndexStoreError, match="corrupt index files"):
         read_index(tmp_path)
 

@@ -36,7 +36,7 @@ from citeguard.index.bm25 import BM25Index, tokenize, word_tokens
 from citeguard.index.dense import DenseIndex
 from citeguard.index.fusion import DEFAULT_ALPHA, FUSION_METHODS, fuse
 from citeguard.index.rerank import heuristic_rerank
-from citeguard.index.sentence_vectors import SentenceVectors
+from citeguard.index.sentence_vectors import SentenceVectors, chunk_sentences
 from citeguard.index.store import IndexData, Manifest
 from citeguard.models import Embedder, get_embedder
 
@@ -187,7 +187,9 @@ class HybridSearcher:
         row = self._row_of_chunk.get(chunk_id)
         if row is None or self.sentence_vectors is None:
             return None
-        return self.chunks[row].text, self.sentence_vectors.for_row(row)
+        text = self.chunks[row].text
+        vectors = self.sentence_vectors.matching(row, chunk_sentences(text))
+        return None if vectors is None else (text, vectors)
 
     # ------------------------------------------------------------------ search
     def scope_rows(self, docs: Sequence[str]) -> np.ndarray:

@@ -6,15 +6,21 @@ waits cost ~0.7 s per question on two cores; embedding them once at ingest makes
 lookup. The rows follow the index's chunk rows: chunk ``i``'s sentences (as
 :func:`chunk_sentences` splits its text) are ``vectors[offsets[i]:offsets[i + 1]]``.
 
-Stored as two ``.npy`` files (float32 vectors, int64 offsets, no pickles). There are ~15
-sentences per chunk, so the vectors are ~15 times the size of the chunk embeddings: they
-are memory-mapped, and a question reads only the rows of its sources. The part is optional:
-an index written before it existed still loads and its sentences are embedded at question
-time, until the next ingest adds it.
+Each sentence's length in characters is stored too: a reader whose sentence splitter cuts
+a chunk differently (a later version of it) would otherwise pair vectors with the wrong
+sentences; :meth:`SentenceVectors.matching` refuses such a chunk, and it is embedded as if
+nothing were stored.
+
+Stored as ``sentence_vectors.npy`` (float32) and ``sentence_rows.npz`` (offsets and
+lengths), no pickles. There are ~15 sentences per chunk, so the vectors are ~15 times the
+size of the chunk embeddings: they are memory-mapped, and a question reads only the rows of
+its sources. The part is optional: an index written before it existed still loads and its
+sentences are embedded at question time, until the next ingest adds it.
 """
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -37,10 +43,11 @@ def chunk_sentences(text: str) -> list[str]:
 class SentenceVectors:
     """Sentence embeddings of a sequence of chunks (see the module docstring)."""
 
-    def __init__(self, vectors: np.ndarray, offsets: np.ndarray) -> None:
+    def __init__(self, vectors: np.ndarray, offsets: np.ndarray, lengths: np.ndarray) -> None:
         if vectors.dtype != np.float32:  # a float32 memory map stays mapped
             vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         offsets = np.asarray(offsets, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
         if vectors.ndim != 2:
             raise ValueError(f"sentence vectors must be 2-D, got shape {vectors.shape}")
         if (
@@ -53,8 +60,11 @@ class SentenceVectors:
             raise ValueError(
                 f"sentence vector offsets must rise from 0 to {len(vectors)}, got {offsets!r}"
             )
+        if lengths.shape != (len(vectors),):
+            raise ValueError(f"{len(vectors)} sentence vectors but {lengths.size} lengths")
         self.vectors = vectors
         self.offsets = offsets
+        self.lengths = lengths
 
     @classmethod
     def build(
@@ -71,16 +81,18 @@ class SentenceVectors:
         sentences = [chunk_sentences(text) for text in texts]
         flat = [s for chunk in sentences for s in chunk]
         offsets = np.concatenate([[0], np.cumsum([len(chunk) for chunk in sentences])])
+        lengths = np.array([len(s) for s in flat], dtype=np.int64)
         distinct = list(dict.fromkeys(flat))
         if not distinct:
-            return cls(np.zeros((0, dimension), dtype=np.float32), offsets)
+            return cls(np.zeros((0, dimension), dtype=np.float32), offsets, lengths)
         vectors = np.asarray(embed(distinct), dtype=np.float32).reshape(-1, dimension)
         row_of = {text: row for row, text in enumerate(distinct)}
-        return cls(vectors[[row_of[s] for s in flat]], offsets)
+        return cls(vectors[[row_of[s] for s in flat]], offsets, lengths)
 
     @classmethod
     def empty(cls, dimension: int) -> SentenceVectors:
-        return cls(np.zeros((0, dimension), dtype=np.float32), np.zeros(1, dtype=np.int64))
+        no_rows = np.zeros(0, dtype=np.int64)
+        return cls(np.zeros((0, dimension), dtype=np.float32), np.zeros(1, np.int64), no_rows)
 
     @property
     def rows(self) -> int:
@@ -95,12 +107,27 @@ class SentenceVectors:
         """The vectors of chunk ``row``'s sentences, in order."""
         return self.vectors[self.offsets[row] : self.offsets[row + 1]]
 
+    def matching(self, row: int, sentences: Sequence[str]) -> np.ndarray | None:
+        """:meth:`for_row` when ``sentences`` (the chunk split now) are the sentences the
+        vectors were computed for, as far as their lengths tell; else None."""
+        stored = self.lengths[self.offsets[row] : self.offsets[row + 1]]
+        if len(stored) != len(sentences) or any(
+            int(n) != len(s) for n, s in zip(stored, sentences, strict=True)
+        ):
+            return None
+        return self.for_row(row)
+
     def select_rows(self, rows: np.ndarray) -> SentenceVectors:
         """The chunks ``rows`` in that order (what removing documents keeps)."""
-        parts = [self.for_row(int(row)) for row in rows]
-        counts = [len(part) for part in parts]
-        vectors = np.vstack(parts) if parts else np.zeros((0, self.dimension), np.float32)
-        return SentenceVectors(vectors, np.concatenate([[0], np.cumsum(counts)]))
+        spans = [(int(self.offsets[r]), int(self.offsets[r + 1])) for r in rows]
+        counts = [end - start for start, end in spans]
+        if spans:
+            vectors = np.vstack([self.vectors[start:end] for start, end in spans])
+            lengths = np.concatenate([self.lengths[start:end] for start, end in spans])
+        else:
+            vectors = np.zeros((0, self.dimension), np.float32)
+            lengths = np.zeros(0, np.int64)
+        return SentenceVectors(vectors, np.concatenate([[0], np.cumsum(counts)]), lengths)
 
     @classmethod
     def concatenate(cls, parts: Sequence[SentenceVectors]) -> SentenceVectors:
@@ -108,17 +135,29 @@ class SentenceVectors:
         offsets = [np.zeros(1, dtype=np.int64)]
         for part in parts:
             offsets.append(part.offsets[1:] + offsets[-1][-1])
-        return cls(vectors, np.concatenate(offsets))
+        lengths = np.concatenate([part.lengths for part in parts])
+        return cls(vectors, np.concatenate(offsets), lengths)
 
-    def save(self, vectors_path: Path, offsets_path: Path) -> None:
+    def save(self, vectors_path: Path, rows_path: Path) -> None:
         with open(vectors_path, "wb") as fh:
             np.save(fh, self.vectors, allow_pickle=False)
-        with open(offsets_path, "wb") as fh:
-            np.save(fh, self.offsets, allow_pickle=False)
+        with open(rows_path, "wb") as fh:
+            np.savez(fh, offsets=self.offsets, lengths=self.lengths)
 
     @classmethod
-    def load(cls, vectors_path: Path, offsets_path: Path) -> SentenceVectors:
-        """Load with the vectors memory-mapped (read-only)."""
-        offsets = np.load(offsets_path, allow_pickle=False)
-        vectors = np.load(vectors_path, mmap_mode="r", allow_pickle=False)
-        return cls(vectors, offsets)
+    def load(cls, vectors_path: Path, rows_path: Path) -> SentenceVectors:
+        """Load with the vectors memory-mapped (read-only).
+
+        Raises:
+            ValueError: a file is not what :meth:`save` writes.
+        """
+        try:
+            with np.load(rows_path, allow_pickle=False) as rows:
+                offsets, lengths = rows["offsets"], rows["lengths"]
+            vectors = np.load(vectors_path, mmap_mode="r", allow_pickle=False)
+        except (zipfile.BadZipFile, KeyError, AttributeError, TypeError) as exc:
+            # A file of the wrong kind: np.load returned an array or an archive instead.
+            raise ValueError(f"{vectors_path.name} or {rows_path.name}: {exc}") from exc
+        if not isinstance(vectors, np.ndarray):
+            raise ValueError(f"{vectors_path.name} is not one array")
+        return cls(vectors, offsets, lengths)

@@ -11,9 +11,8 @@ Layout (default folder ``.citeguard/`` in the working directory)::
         embeddings.npy        float32 (rows, dimension), L2-normalized
         dense.faiss           FAISS IndexFlatIP over the same rows
         bm25.npz, bm25_vocab.json   BM25 term counts and vocabulary
-        sentence_vectors.npy, sentence_offsets.npy   embeddings of each chunk's
-                              sentences (optional: indexes written before them load
-                              without them)
+        sentence_vectors.npy, sentence_rows.npz   embeddings of each chunk's sentences
+                              (optional: indexes written before them load without them)
 
 Writing never touches the live generation: a new version goes into a fresh folder whose
 number is above every existing one, every file is flushed to disk, then ``CURRENT`` is
@@ -62,7 +61,7 @@ FAISS_FILE = "dense.faiss"
 BM25_FILE = "bm25.npz"
 BM25_VOCAB_FILE = "bm25_vocab.json"
 SENTENCE_VECTORS_FILE = "sentence_vectors.npy"
-SENTENCE_OFFSETS_FILE = "sentence_offsets.npy"
+SENTENCE_ROWS_FILE = "sentence_rows.npz"
 _GENERATION_RE = re.compile(r"^gen-(\d{6,})$")
 
 
@@ -276,7 +275,7 @@ def _read_generation(
         sentences = None
         if (generation / SENTENCE_VECTORS_FILE).is_file():
             sentences = SentenceVectors.load(
-                generation / SENTENCE_VECTORS_FILE, generation / SENTENCE_OFFSETS_FILE
+                generation / SENTENCE_VECTORS_FILE, generation / SENTENCE_ROWS_FILE
             )
     except (ValueError, RuntimeError, KeyError) as exc:
         raise IndexStoreError(f"corrupt index files in {generation}: {exc}") from exc
@@ -387,7 +386,7 @@ def write_index(index_dir: str | os.PathLike[str] | None, data: IndexData) -> Pa
         _write_bm25(generation, data.bm25)
         if data.sentence_vectors is not None:
             data.sentence_vectors.save(
-                generation / SENTENCE_VECTORS_FILE, generation / SENTENCE_OFFSETS_FILE
+                generation / SENTENCE_VECTORS_FILE, generation / SENTENCE_ROWS_FILE
             )
         # The manifest goes last: a generation without one is incomplete by definition.
         _write_manifest(generation, data.manifest)
