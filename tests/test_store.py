@@ -184,11 +184,23 @@ def test_empty_index_round_trip(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", [store.SENTENCE_VECTORS_FILE, store.SENTENCE_ROWS_FILE])
-def test_corrupt_sentence_vectors_are_reported_with_the_fix(tmp_path: Path, name: str) -> None:
-    generation = write_index(tmp_path, make_index(FIRST))
+def test_damaged_sentence_vectors_are_reported_and_the_index_still_loads(
+    tmp_path: Path, name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    data = make_index(FIRST)
+    generation = write_index(tmp_path, data)
     (generation / name).write_bytes(b"PK\x03\x04 truncated")
-    with pytest.raises(store.IndexStoreError, match="corrupt index files"):
-        read_index(tmp_path)
+    loaded = read_index(tmp_path)
+    assert loaded.chunks == data.chunks and loaded.sentence_vectors is None
+    assert "ignoring the sentence vectors" in caplog.text and "--rebuild" in caplog.text
+
+
+def test_sentence_vectors_missing_one_file_count_as_absent(tmp_path: Path) -> None:
+    generation = write_index(tmp_path, make_index(FIRST))
+    assert store.has_sentence_vectors(generation)
+    (generation / store.SENTENCE_ROWS_FILE).unlink()
+    assert not store.has_sentence_vectors(generation)
+    assert read_index(tmp_path).sentence_vectors is None
 
 
 def test_sentence_vectors_of_another_chunk_count_are_inconsistent(tmp_path: Path) -> None:

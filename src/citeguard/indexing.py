@@ -333,9 +333,9 @@ def _with_new_documents(
 
 def _lacks_sentence_vectors(folder: Path) -> bool:
     """The live generation predates stored sentence vectors (the next ingest adds them)."""
-    from citeguard.index.store import SENTENCE_VECTORS_FILE, current_generation
+    from citeguard.index.store import current_generation, has_sentence_vectors
 
-    return not (current_generation(folder) / SENTENCE_VECTORS_FILE).is_file()
+    return not has_sentence_vectors(current_generation(folder))
 
 
 def embed_sentences(

@@ -272,16 +272,47 @@ def _read_generation(
     try:
         dense = DenseIndex.load(generation / FAISS_FILE, generation / EMBEDDINGS_FILE)
         bm25 = BM25Index.load(generation / BM25_FILE, generation / BM25_VOCAB_FILE)
-        sentences = None
-        if (generation / SENTENCE_VECTORS_FILE).is_file():
-            sentences = SentenceVectors.load(
-                generation / SENTENCE_VECTORS_FILE, generation / SENTENCE_ROWS_FILE
-            )
     except (ValueError, RuntimeError, KeyError) as exc:
         raise IndexStoreError(f"corrupt index files in {generation}: {exc}") from exc
     return IndexData(
-        manifest=manifest, chunks=chunks, dense=dense, bm25=bm25, sentence_vectors=sentences
+        manifest=manifest,
+        chunks=chunks,
+        dense=dense,
+        bm25=bm25,
+        sentence_vectors=_read_sentence_vectors(generation, len(chunks)),
     )
+
+
+def has_sentence_vectors(generation: Path) -> bool:
+    """Both sentence-vector files are there (an index written before them has neither)."""
+    return (generation / SENTENCE_VECTORS_FILE).is_file() and (
+        generation / SENTENCE_ROWS_FILE
+    ).is_file()
+
+
+def _read_sentence_vectors(generation: Path, rows: int) -> SentenceVectors | None:
+    """The generation's sentence vectors, or None when it has none or they are unusable.
+
+    They only spare embedding work at question time, so a damaged copy is reported and
+    ignored rather than making the whole index unreadable.
+    """
+    if not has_sentence_vectors(generation):
+        return None
+    try:
+        vectors = SentenceVectors.load(
+            generation / SENTENCE_VECTORS_FILE, generation / SENTENCE_ROWS_FILE
+        )
+        if vectors.rows != rows:
+            raise ValueError(f"they cover {vectors.rows} chunks, the index has {rows}")
+    except (ValueError, OSError) as exc:
+        logger.warning(
+            "ignoring the sentence vectors of %s (%s): sources are embedded while answering "
+            "until `citeguard ingest --rebuild` rewrites them",
+            generation,
+            exc,
+        )
+        return None
+    return vectors
 
 
 # --------------------------------------------------------------------------- writing
