@@ -209,13 +209,20 @@ def test_sentence_vectors_follow_their_chunks_through_add_replace_and_remove(
     assert searcher.stored_sentence_vectors("no-such-chunk") is None
 
 
+def index_without_sentence_vectors(corpus: Path, tmp_path: Path) -> Path:
+    """An index of ``corpus`` as a CiteGuard from before stored sentence vectors wrote it."""
+    index = tmp_path / "index"
+    ingest([corpus], index, RecordingEmbedder())
+    generation = store.current_generation(index)
+    (generation / store.SENTENCE_VECTORS_FILE).unlink()
+    (generation / store.SENTENCE_ROWS_FILE).unlink()
+    return index
+
+
 def test_an_index_without_sentence_vectors_loads_and_the_next_ingest_adds_them(
     corpus: Path, tmp_path: Path
 ) -> None:
-    index = tmp_path / "index"
-    ingest([corpus], index, RecordingEmbedder())
-    # As written by a CiteGuard from before sentence vectors were stored.
-    (store.current_generation(index) / store.SENTENCE_VECTORS_FILE).unlink()
+    index = index_without_sentence_vectors(corpus, tmp_path)
     searcher = load_index(index, embedder=HashingEmbedder())
     assert searcher.sentence_vectors is None
     assert searcher.stored_sentence_vectors(searcher.chunks[0].chunk_id) is None
@@ -239,9 +246,7 @@ def test_an_index_without_sentence_vectors_loads_and_the_next_ingest_adds_them(
 def test_adding_a_file_to_an_index_without_sentence_vectors_adds_them_for_all(
     corpus: Path, tmp_path: Path
 ) -> None:
-    index = tmp_path / "index"
-    ingest([corpus], index, RecordingEmbedder())
-    (store.current_generation(index) / store.SENTENCE_VECTORS_FILE).unlink()
+    index = index_without_sentence_vectors(corpus, tmp_path)
     (corpus / "policy.txt").write_text(POLICY)
     summary = ingest([corpus], index, RecordingEmbedder())
     assert summary.added_docs == ["policy.txt"] and summary.sentence_vectors_added
