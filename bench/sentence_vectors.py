@@ -17,7 +17,7 @@ import argparse
 import json
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,15 @@ from citeguard.trimming import trim_sources
 RESULTS = Path(__file__).resolve().parent / "results" / "sentence_vectors.json"
 SOURCES = 4
 SOURCE_WORDS = 120
+
+
+def fresh_embed(model: Any) -> Callable[[Sequence[str]], np.ndarray]:
+    """A new embedding function over ``model`` (nothing cached under it yet)."""
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(model.embed_documents(list(texts)))
+
+    return embed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,12 +64,7 @@ def main(argv: list[str] | None = None) -> int:
 
         # A new function per question and variant: trimming's in-memory cache (keyed by the
         # function) starts empty, as in a fresh process.
-        def embedded_now(texts: Sequence[str]) -> np.ndarray:
-            return model.embed_documents(list(texts))
-
-        def stored_lookup(texts: Sequence[str]) -> np.ndarray:
-            return model.embed_documents(list(texts))
-
+        embedded_now, stored_lookup = fresh_embed(model), fresh_embed(model)
         started = time.perf_counter()
         plain = trim_sources(evidence, question.question, embedded_now, SOURCE_WORDS)
         seconds["embedded"].append(time.perf_counter() - started)

@@ -12,9 +12,9 @@ from citeguard.errors import IncompatibleIndexError, IndexNotFoundError
 from citeguard.index import store
 from citeguard.index.dense import HashingEmbedder
 from citeguard.index.search import UnknownDocumentError
-from citeguard.index.sentence_vectors import chunk_sentences
 from citeguard.indexing import IngestSummary, ingest_paths, load_index, remove_documents
 from citeguard.ingest.chunking import ChunkSettings
+from citeguard.validation.sentences import sentence_texts
 
 SETTINGS = ChunkSettings(max_tokens=40, overlap_tokens=8, min_chunk_tokens=3)
 
@@ -61,7 +61,7 @@ def assert_sentence_vectors_match_chunks(index: Path) -> None:
     assert data.sentence_vectors.rows == len(data.chunks)
     fresh = HashingEmbedder()
     for row, chunk in enumerate(data.chunks):
-        expected = fresh.embed_documents(chunk_sentences(chunk.text))
+        expected = fresh.embed_documents(sentence_texts(chunk.text))
         np.testing.assert_allclose(data.sentence_vectors.for_row(row), expected, atol=1e-6)
 
 
@@ -205,7 +205,7 @@ def test_sentence_vectors_follow_their_chunks_through_add_replace_and_remove(
     nda = next(c for c in searcher.chunks if "Nevada" in c.text)
     found = searcher.stored_sentence_vectors(nda.chunk_id)
     assert found is not None and found[0] == nda.text
-    assert len(found[1]) == len(chunk_sentences(nda.text))
+    assert len(found[1]) == len(sentence_texts(nda.text))
     assert searcher.stored_sentence_vectors("no-such-chunk") is None
 
 

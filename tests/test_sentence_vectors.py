@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from citeguard.index.dense import HashingEmbedder
-from citeguard.index.sentence_vectors import SentenceVectors, chunk_sentences
+from citeguard.index.sentence_vectors import SentenceVectors
+from citeguard.validation.sentences import sentence_texts
 
 EMBEDDER = HashingEmbedder(dimension=16)
 TEXTS = [
@@ -28,7 +29,7 @@ def test_each_row_holds_its_own_sentences_in_order() -> None:
     assert vectors.rows == 4
     assert [len(vectors.for_row(i)) for i in range(4)] == [2, 1, 0, 3]
     for row, text in enumerate(TEXTS):
-        expected = EMBEDDER.embed_documents(chunk_sentences(text)).reshape(-1, 16)
+        expected = EMBEDDER.embed_documents(sentence_texts(text)).reshape(-1, 16)
         np.testing.assert_allclose(vectors.for_row(row), expected, atol=1e-6)
 
 
@@ -67,7 +68,7 @@ def test_offsets_or_lengths_that_do_not_cover_the_vectors_are_refused() -> None:
 
 def test_a_chunk_split_differently_from_ingest_gets_no_stored_vectors() -> None:
     vectors = build(TEXTS)
-    assert vectors.matching(0, chunk_sentences(TEXTS[0])) is not None
+    assert vectors.matching(0, sentence_texts(TEXTS[0])) is not None
     # A later splitter that keeps the first chunk in one piece, or cuts it elsewhere.
     assert vectors.matching(0, [TEXTS[0]]) is None
     assert (

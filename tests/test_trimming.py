@@ -89,7 +89,7 @@ def test_the_model_sees_the_trimmed_sources_only_when_asked() -> None:
 
 
 def test_sentence_vectors_stored_in_the_index_are_used_instead_of_embedding() -> None:
-    from citeguard.index.sentence_vectors import chunk_sentences
+    from citeguard.validation.sentences import sentence_texts
 
     embedded: list[str] = []
 
@@ -99,7 +99,7 @@ def test_sentence_vectors_stored_in_the_index_are_used_instead_of_embedding() ->
 
     text = " ".join([FILLER[2], FILLER[0], ANSWER, FILLER[1]])
     evidence = [{**source(text), "chunk_id": "lease:0001"}]
-    index = {"lease:0001": (text, bag_of_words_embed(chunk_sentences(text)))}
+    index = {"lease:0001": (text, bag_of_words_embed(sentence_texts(text)))}
     question = "What is the late fee for rent?"
     trimmed = trim_sources(evidence, question, counting_embed, 30, index.get)
     assert embedded == [question]

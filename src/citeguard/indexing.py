@@ -43,6 +43,8 @@ from citeguard.index.store import (
     IndexData,
     Manifest,
     check_compatible,
+    current_generation,
+    has_sentence_vectors,
     read_index,
     read_manifest,
     resolve_index_dir,
@@ -333,8 +335,6 @@ def _with_new_documents(
 
 def _lacks_sentence_vectors(folder: Path) -> bool:
     """The live generation predates stored sentence vectors (the next ingest adds them)."""
-    from citeguard.index.store import current_generation, has_sentence_vectors
-
     return not has_sentence_vectors(current_generation(folder))
 
 

@@ -24,15 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from citeguard.index.sentence_vectors import chunk_sentences
 from citeguard.validation.focus import ELLIPSIS, within_budget
 from citeguard.validation.grounding import coverage, token_set
+from citeguard.validation.sentences import sentence_texts
 
 __all__ = ["ELLIPSIS", "Embed", "StoredVectors", "trim_sources"]
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 StoredVectors = Callable[[str], "tuple[str, np.ndarray] | None"]
-"""chunk id -> (the chunk's text as indexed, the vectors of its ``chunk_sentences``)."""
+"""chunk id -> (the chunk's text as indexed, the vectors of its ``sentence_texts``)."""
 
 
 def trim_sources(
@@ -57,7 +57,7 @@ def trim_sources(
             found = stored(str(item.get("chunk_id", "")))
             # Only a source that is the chunk as indexed splits into the stored sentences.
             if found is not None and found[0] == text:
-                _remember(embed, chunk_sentences(text), found[1])
+                _remember(embed, sentence_texts(text), found[1])
     trimmed = _trimmed_texts(embed, question, texts, max_words)
     return [
         item if new == old else {**item, "text": new}
@@ -80,8 +80,7 @@ def _remember(embed: Embed, texts: Sequence[str], vectors: np.ndarray) -> None:
             # A copy: the index's rows are a memory map of a file the next ingest replaces.
             _SENTENCE_VECTORS[(embed, text)] = np.array(vector, dtype=np.float32)
             _SENTENCE_VECTORS.move_to_end((embed, text))
-        while len(_SENTENCE_VECTORS) > SENTENCE_VECTORS_KEPT:
-            _SENTENCE_VECTORS.popitem(last=False)
+        _forget_least_recent()
 
 
 def _vectors(embed: Embed, texts: Sequence[str]) -> np.ndarray:
@@ -104,9 +103,15 @@ def _vectors(embed: Embed, texts: Sequence[str]) -> np.ndarray:
         for text in texts:
             _SENTENCE_VECTORS.move_to_end((embed, text))  # most recently used last
             rows.append(_SENTENCE_VECTORS[(embed, text)])
-        while len(_SENTENCE_VECTORS) > SENTENCE_VECTORS_KEPT:
-            _SENTENCE_VECTORS.popitem(last=False)
+        _forget_least_recent()
     return np.stack(rows)
+
+
+def _forget_least_recent() -> None:
+    """Drop the least recently used vectors beyond :data:`SENTENCE_VECTORS_KEPT` (under
+    the lock)."""
+    while len(_SENTENCE_VECTORS) > SENTENCE_VECTORS_KEPT:
+        _SENTENCE_VECTORS.popitem(last=False)
 
 
 # A regeneration shows the model the same sources for the same question: the cache spares
@@ -123,7 +128,7 @@ def _trimmed_texts(
         if len(text.split()) <= max_words:
             trimmed.append(text)
             continue
-        sentences = chunk_sentences(text)
+        sentences = sentence_texts(text)
         if len(sentences) <= 1:
             trimmed.append(" ".join(text.split()[:max_words]))
             continue

@@ -36,9 +36,10 @@ from citeguard.index.bm25 import BM25Index, tokenize, word_tokens
 from citeguard.index.dense import DenseIndex
 from citeguard.index.fusion import DEFAULT_ALPHA, FUSION_METHODS, fuse
 from citeguard.index.rerank import heuristic_rerank
-from citeguard.index.sentence_vectors import SentenceVectors, chunk_sentences
+from citeguard.index.sentence_vectors import SentenceVectors
 from citeguard.index.store import IndexData, Manifest
 from citeguard.models import Embedder, get_embedder
+from citeguard.validation.sentences import sentence_texts
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +189,7 @@ class HybridSearcher:
         if row is None or self.sentence_vectors is None:
             return None
         text = self.chunks[row].text
-        vectors = self.sentence_vectors.matching(row, chunk_sentences(text))
+        vectors = self.sentence_vectors.matching(row, sentence_texts(text))
         return None if vectors is None else (text, vectors)
 
     # ------------------------------------------------------------------ search

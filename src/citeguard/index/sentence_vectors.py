@@ -4,7 +4,8 @@ Answering trims each source to its sentences most related to the question
 (``citeguard.trimming``), which needs a vector per sentence. Embedding them while a user
 waits cost ~0.7 s per question on two cores; embedding them once at ingest makes that a
 lookup. The rows follow the index's chunk rows: chunk ``i``'s sentences (as
-:func:`chunk_sentences` splits its text) are ``vectors[offsets[i]:offsets[i + 1]]``.
+:func:`~citeguard.validation.sentences.sentence_texts` splits its text) are
+``vectors[offsets[i]:offsets[i + 1]]``.
 
 Each sentence's length in characters is stored too: a reader whose sentence splitter cuts
 a chunk differently (a later version of it) would otherwise pair vectors with the wrong
@@ -26,18 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from citeguard.validation.sentences import split_sentences
+from citeguard.validation.sentences import sentence_texts
 
-__all__ = ["SentenceVectors", "chunk_sentences"]
-
-
-def chunk_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` that trimming ranks (non-blank, in order).
-
-    The one splitting rule shared by ingest and trimming: stored vectors are only usable
-    when both sides split a chunk the same way.
-    """
-    return [s.text for s in split_sentences(text) if s.text.strip()]
+__all__ = ["SentenceVectors"]
 
 
 class SentenceVectors:
@@ -78,7 +70,7 @@ class SentenceVectors:
         Chunks overlap, so many sentences occur in two of them: each distinct sentence is
         embedded once.
         """
-        sentences = [chunk_sentences(text) for text in texts]
+        sentences = [sentence_texts(text) for text in texts]
         flat = [s for chunk in sentences for s in chunk]
         offsets = np.concatenate([[0], np.cumsum([len(chunk) for chunk in sentences])])
         lengths = np.array([len(s) for s in flat], dtype=np.int64)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from citeguard.validation.grounding import coverage, sentence_token_set, token_set
-from citeguard.validation.sentences import split_sentences
+from citeguard.validation.sentences import sentence_texts
 
 ELLIPSIS = " … "
 """Joins kept sentences that were not adjacent in the source."""
@@ -47,7 +47,7 @@ def claim_focused_source(claim: str, source: str, max_words: int) -> str:
     """
     if max_words <= 0 or len(source.split()) <= max_words:
         return source
-    sentences = [s.text for s in split_sentences(source) if s.text.strip()]
+    sentences = sentence_texts(source)
     if len(sentences) <= 1:
         return source
     claim_words = sentence_token_set(claim)

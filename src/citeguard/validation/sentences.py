@@ -20,6 +20,7 @@ Rules, in the order they are applied at each ``.``, ``!``, ``?`` or ellipsis:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -176,3 +177,14 @@ def split_sentences(text: str) -> list[Sentence]:
     if seg_start < n:
         close(n, n)
     return sentences
+
+
+@functools.lru_cache(maxsize=512)
+def sentence_texts(text: str) -> tuple[str, ...]:
+    """The non-blank sentences of ``text``, in order: the units that trimming ranks, ingest
+    embeds and the judge's focused evidence is cut from.
+
+    Cached: one source is split by the index lookup, by trimming and again on a
+    regeneration within the same question.
+    """
+    return tuple(s.text for s in split_sentences(text) if s.text.strip())
