@@ -14,8 +14,6 @@ __all__ = [
     "JUDGE_SYSTEM_PROMPT",
     "JUDGE_QUESTION",
     "format_sources",
-    "document_labels",
-    "shorten_document_name",
     "answer_messages",
     "regeneration_messages",
 ]
@@ -65,51 +63,18 @@ JUDGE_SYSTEM_PROMPT = "You check whether a claim is supported by evidence."
 JUDGE_QUESTION = "Does the EVIDENCE fully support the CLAIM? Answer Yes or No."
 
 
-MAX_DOCUMENT_LABEL_CHARS = 32
-"""Longest document name a source heading shows. Every prompt token costs the model time
-(~8 ms each on a 2-core CPU), and file names such as CUAD's
-"AlliedEsportsEntertainmentInc_20190815_8-K_EX-10.34_11788308_EX-10.34_Sponsorshi.pdf" cost
-~40 tokens per source while telling the model nothing the first words do not."""
-
-
-def shorten_document_name(name: str, max_chars: int = MAX_DOCUMENT_LABEL_CHARS) -> str:
-    """``name`` cut to at most ``max_chars`` characters plus an ellipsis, at a separator.
-
-    The cut backs off to the last space, "_", "-" or "." when that keeps at least half of
-    the budget, so the label ends on a whole word. Names within the budget are unchanged.
-    """
-    if len(name) <= max_chars:
-        return name
-    head = name[:max_chars]
-    boundary = max(head.rfind(sep) for sep in " _-.")
-    if boundary >= max_chars // 2:
-        head = head[:boundary]
-    return head.rstrip(" _-.") + "\u2026"
-
-
-def document_labels(names: Sequence[str]) -> dict[str, str]:
-    """The label each document name gets in source headings: shortened, unless two
-    different documents would then look alike, in which case every name is kept whole."""
-    labels = {name: shorten_document_name(name) for name in dict.fromkeys(names)}
-    if len(set(labels.values())) < len(labels):
-        return {name: name for name in labels}
-    return labels
-
-
 def format_sources(evidence: Sequence[dict[str, Any]]) -> str:
     """Number the evidence as source blocks [1]..[k], each headed by document and page.
 
-    The document is named per source on purpose: naming it once above sources from one
-    document cost one more false answer at both validation levels on 100 questions and
-    turned the sample lease's parking answer into a refusal (docs/results.md, session 6).
-    Long names are shortened instead (:func:`document_labels`), which keeps every heading's
-    shape.
+    The document's name is repeated per source on purpose: naming it once above sources
+    from one document saved ~150 prompt tokens a question on CUAD (long file names) but
+    cost one more false answer at both validation levels on 100 questions and turned the
+    sample lease's parking answer into a refusal (docs/results.md, session 6).
     """
-    chunks = [item.get("chunk", item) for item in evidence]
-    labels = document_labels([str(chunk.get("doc", "document")) for chunk in chunks])
     blocks = []
-    for number, (item, chunk) in enumerate(zip(evidence, chunks, strict=True), start=1):
-        doc = labels[str(chunk.get("doc", "document"))]
+    for number, item in enumerate(evidence, start=1):
+        chunk = item.get("chunk", item)
+        doc = chunk.get("doc", "document")
         pages = chunk.get("printed_pages") or [item.get("printed_page", "?")]
         first, last = str(pages[0]), str(pages[-1])
         page_label = f"page {first}" if first == last else f"pages {first}-{last}"
