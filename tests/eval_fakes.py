@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from citeguard.ingest.chunking import ChunkSettings
+from citeguard.model_work import MODEL_WORK
 from citeguard.prompts import REFUSAL
 
 LEASE = (
@@ -157,3 +158,23 @@ def word_judge(claim: str, evidence: str) -> float:
         return 0.1
     found = words & set(re.findall(r"[a-z]{4,}", evidence.lower()))
     return 0.9 if len(found) / len(words) >= 0.8 else 0.1
+
+
+class CountingScriptedChatModel(QuestionScriptedChatModel):
+    """A scripted model that reports its work as the local llama.cpp model does: each call
+    evaluates 100 prompt tokens (50 more from the KV cache) and decodes 10."""
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **_: Any
+    ) -> ChatResult:
+        MODEL_WORK.add_prompt(evaluated=100, reused=50, seconds=0.5)
+        MODEL_WORK.add_decode(tokens=10, seconds=0.25)
+        return super()._generate(messages, stop, run_manager)
+
+
+def counting_chat_model() -> CountingScriptedChatModel:
+    return CountingScriptedChatModel(
+        replies={k: list(v) for k, v in REPLIES.items()},
+        questions={q["question"]: q["id"] for q in QUESTIONS},
+        calls=[],
+    )

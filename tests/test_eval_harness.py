@@ -22,7 +22,14 @@ from citeguard.evaluation.harness import (
 )
 from citeguard.evaluation.metrics import SUMMARY_METRICS
 from citeguard.index.dense import HashingEmbedder
-from eval_fakes import CHUNKS, QUESTIONS, scripted_chat_model, word_judge, write_dataset
+from eval_fakes import (
+    CHUNKS,
+    QUESTIONS,
+    counting_chat_model,
+    scripted_chat_model,
+    word_judge,
+    write_dataset,
+)
 
 # Worked out by hand from eval_fakes (see the comments there):
 #   rent       answered, grounded; token F1 0.6 (reference), 1.0 (span)
@@ -105,6 +112,37 @@ def test_end_to_end_summary_is_exact(dataset: Path, tmp_path: Path) -> None:
     report = (out / "report.md").read_text()
     assert "| Grounded answer accuracy | `answer_accuracy` | 60.0% |" in report
     assert "`pets-dogs`" in report
+    # A chat model that does not count its tokens leaves the model-work figures out.
+    assert all(r["model_work"] is None for r in lines)
+    assert summary["model_work"] is None and "Local model work" not in report
+
+
+def test_local_model_work_is_recorded_per_question(dataset: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run = evaluate(dataset, out, counting_chat_model())
+    lines = {r["id"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    # Each question's record holds its own model calls only (MODEL_CALLS: deposit and sell
+    # were drafted twice; crypto was refused before any call).
+    calls = {question: MODEL_CALLS.count(question) for question in lines}
+    for question, record in lines.items():
+        work = record["model_work"]
+        if calls[question] == 0:
+            assert work is None, question
+            continue
+        assert work["calls"] == calls[question], question
+        assert work["prompt_tokens"] == 100 * calls[question]
+        assert work["reused_tokens"] == 50 * calls[question]
+        assert work["decoded_tokens"] == 10 * calls[question]
+        assert work["prompt_seconds"] == pytest.approx(0.5 * calls[question])
+    summary = run.summary["model_work"]
+    assert summary["n_questions"] == 4
+    assert summary["prompt_tokens_per_question"]["p50"] == 150  # 100, 200, 200, 100
+    assert summary["decoded_tokens_per_question"]["mean"] == 15
+    assert summary["prompt_tokens_per_s"] == pytest.approx(200.0)
+    assert summary["decode_tokens_per_s"] == pytest.approx(40.0)
+    report = (out / "report.md").read_text()
+    assert "Local model work per question (4 questions), at 200 prompt and 40 decoded" in report
+    assert "| prompt tokens evaluated | 150 | 200 | 150 |" in report
 
 
 def test_interrupted_run_resumes_without_recomputing(dataset: Path, tmp_path: Path) -> None:

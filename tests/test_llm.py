@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from citeguard import llm
 from citeguard.errors import ModelUnavailableError
 from citeguard.grammar import REFUSAL_SENTENCE, citation_answer_grammar
+from citeguard.model_work import MODEL_WORK
 from citeguard.prompts import answer_messages
 from test_grammar import admits
 
@@ -270,6 +271,7 @@ def test_real_model_answers_with_citations_and_judges_support(
     rent = "The monthly rent is $1,450.00, payable on or before the first day of each month."
     deposit = "The Landlord will return the security deposit within 21 days after move-out."
     grammar = citation_answer_grammar(k=2)
+    work_before = MODEL_WORK.snapshot()
     started = time.perf_counter()
     reply = llm.local_chat_model(max_tokens=60).invoke(
         answer_messages(
@@ -283,6 +285,13 @@ def test_real_model_answers_with_citations_and_judges_support(
     # The answer is in the second source.
     assert admits(grammar, text), text
     assert "21 days" in text and "[2]" in text, (text, elapsed)
+    # The call's tokens were counted: its whole prompt was read or restored, and every
+    # token of the answer was decoded.
+    work = MODEL_WORK.snapshot().minus(work_before)
+    assert work.calls == 1
+    assert work.prompt_tokens + work.reused_tokens == reply.usage_metadata["input_tokens"]
+    assert work.decoded_tokens == reply.usage_metadata["output_tokens"] > 0
+    assert 0 < work.prompt_seconds < elapsed and 0 < work.decode_seconds < elapsed
 
     # Lookup decoding (the default) checks drafts copied from the sources; decoding one
     # token per pass gives the same answer.
@@ -297,7 +306,10 @@ def test_real_model_answers_with_citations_and_judges_support(
     assert plain.content == text
     monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR)
 
+    judge_before = MODEL_WORK.snapshot()
     supported = llm.support_probability("The deposit is returned within 21 days.", deposit)
+    judged = MODEL_WORK.snapshot().minus(judge_before)
+    assert judged.calls == 1 and judged.prompt_tokens > 0 and judged.decoded_tokens == 0
     changed_number = llm.support_probability("The deposit is returned within 45 days.", deposit)
     assert supported > 0.5 > changed_number
 

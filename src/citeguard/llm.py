@@ -49,6 +49,7 @@ from pydantic import ConfigDict
 
 from citeguard.errors import ModelUnavailableError
 from citeguard.lookup_decoding import DecodeOutcome, greedy_decode
+from citeguard.model_work import MODEL_WORK
 from citeguard.prompts import JUDGE_QUESTION, JUDGE_SYSTEM_PROMPT
 
 logger = logging.getLogger(__name__)
@@ -580,6 +581,7 @@ def _lookup_decode(
     logits, reused_tokens = _next_token_logits(llama, prompt)
     first_logits = logits.copy()
     prompt_seconds = time.perf_counter() - started
+    MODEL_WORK.add_prompt(len(prompt) - reused_tokens, reused_tokens, prompt_seconds)
     chooser = _GreedyGrammarChooser(llama, grammar_text)
     backend = _LlamaBackend(llama)
     outcome = DecodeOutcome("length", 0)
@@ -591,6 +593,8 @@ def _lookup_decode(
                 yield item, None
     finally:
         chooser.close()
+    decode_seconds = time.perf_counter() - started - prompt_seconds
+    MODEL_WORK.add_decode(outcome.completion_tokens, decode_seconds)
     _snapshot_kv(llama)
     logger.debug(
         "prompt %d tokens (%d reused) in %.2f s; %d tokens decoded in %d passes, %.2f s",
@@ -599,7 +603,7 @@ def _lookup_decode(
         prompt_seconds,
         outcome.completion_tokens,
         backend.passes,
-        time.perf_counter() - started - prompt_seconds,
+        decode_seconds,
     )
     yield (
         "",
@@ -914,12 +918,11 @@ def support_probability(
     with _lock_for(llama):
         logits, reused_tokens = _next_token_logits(llama, tokens)
         yes, no = float(logits[yes_id]), float(logits[no_id])
+        seconds = time.perf_counter() - started
+        MODEL_WORK.add_prompt(len(tokens) - reused_tokens, reused_tokens, seconds)
         _snapshot_kv(llama)
     logger.debug(
-        "judge prompt %d tokens (%d reused) in %.2f s",
-        len(tokens),
-        reused_tokens,
-        time.perf_counter() - started,
+        "judge prompt %d tokens (%d reused) in %.2f s", len(tokens), reused_tokens, seconds
     )
     return 1.0 / (1.0 + math.exp(no - yes))
 

@@ -35,6 +35,7 @@ from citeguard.evaluation.metrics import (
 )
 from citeguard.ingest.chunking import ChunkSettings
 from citeguard.llm import GGUF_ENV_VAR
+from citeguard.model_work import MODEL_WORK
 from citeguard.models import DEFAULT_EMBEDDING_MODEL, Embedder
 from citeguard.resources import Resources, default_resources
 from citeguard.state import State
@@ -340,9 +341,11 @@ def evaluate_question(
     inputs: dict[str, Any] = {"question": question.question}
     if scope:
         inputs["docs"] = scope
+    work_before = MODEL_WORK.snapshot()
     started = time.perf_counter()
     state = graph.invoke(inputs, context=context, output_keys=STATE_KEYS)
     seconds = time.perf_counter() - started
+    work = MODEL_WORK.snapshot().minus(work_before)
     evidence = list(state.get("evidence") or [])
     judgement = None
     judge_seconds = 0.0
@@ -371,6 +374,8 @@ def evaluate_question(
         "evidence": evidence,
         "timings": dict(state.get("timings") or {}),
         "seconds": seconds,
+        # None when no local-model call was made (another chat model, or cached drafts).
+        "model_work": work.to_json() if work.calls else None,
         "judge": judgement.to_json() if judgement is not None else None,
         "judge_seconds": judge_seconds,
         "scores": scores,

@@ -445,5 +445,37 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             stage: _seconds([float((r.get("timings") or {}).get(stage, 0.0)) for r in ok])
             for stage in STAGES
         },
+        "model_work": summarize_model_work(ok),
     }
     return summary
+
+
+def summarize_model_work(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Tokens the local model read and wrote per question, and its speed over the run.
+
+    Tokens do not depend on the machine, so they compare two runs' cost where seconds mix
+    in the machine's drift; seconds per question are roughly prompt tokens / prompt speed
+    plus decoded tokens / decode speed. Only questions with recorded model work count
+    (None when there are none: another chat model, or answers reused from the cache).
+    """
+    works = [r["model_work"] for r in records if r.get("model_work")]
+    if not works:
+        return None
+
+    def total(key: str) -> float:
+        return float(sum(w[key] for w in works))
+
+    def speed(tokens: str, seconds: str) -> float | None:
+        return total(tokens) / total(seconds) if total(seconds) > 0 else None
+
+    def stats(key: str) -> dict[str, float | None]:
+        return _seconds([float(w[key]) for w in works])
+
+    return {
+        "n_questions": len(works),
+        "prompt_tokens_per_question": stats("prompt_tokens"),
+        "reused_tokens_per_question": stats("reused_tokens"),
+        "decoded_tokens_per_question": stats("decoded_tokens"),
+        "prompt_tokens_per_s": speed("prompt_tokens", "prompt_seconds"),
+        "decode_tokens_per_s": speed("decoded_tokens", "decode_seconds"),
+    }

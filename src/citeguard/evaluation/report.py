@@ -118,6 +118,7 @@ def render_run_report(summary: Mapping[str, Any], records: Sequence[Mapping[str,
     for stage, stats in (summary.get("seconds_per_stage") or {}).items():
         cost_rows.append([stage, *_stats(stats)])
     lines += _table(["stage", "p50", "p95", "mean"], cost_rows)
+    lines += _model_work_lines(summary.get("model_work"))
     judge = summary.get("judge") or {}
     if judge.get("enabled"):
         lines += [
@@ -149,6 +150,32 @@ def render_run_report(summary: Mapping[str, Any], records: Sequence[Mapping[str,
         question_rows,
     )
     return "\n".join(lines) + "\n"
+
+
+def _model_work_lines(work: Mapping[str, Any] | None) -> list[str]:
+    """The local model's tokens per question and speed (nothing when not recorded)."""
+    if not work:
+        return []
+
+    def count(value: Any) -> str:
+        return "-" if value is None else f"{value:.0f}"
+
+    rows = [
+        [label, *(count((work.get(key) or {}).get(s)) for s in ("p50", "p95", "mean"))]
+        for label, key in (
+            ("prompt tokens evaluated", "prompt_tokens_per_question"),
+            ("prompt tokens from the KV cache", "reused_tokens_per_question"),
+            ("tokens decoded", "decoded_tokens_per_question"),
+        )
+    ]
+    return [
+        "",
+        f"Local model work per question ({work.get('n_questions')} questions), at "
+        f"{count(work.get('prompt_tokens_per_s'))} prompt and "
+        f"{count(work.get('decode_tokens_per_s'))} decoded tokens/s on this run's machine:",
+        "",
+        *_table(["tokens", "p50", "p95", "mean"], rows),
+    ]
 
 
 def _stats(stats: Mapping[str, Any]) -> list[str]:
