@@ -54,8 +54,9 @@ def main(argv: list[str]) -> int:
     runs = {str(run).rstrip("/"): load(run, args.dataset) for run in args.runs}
     common = set.intersection(*(set(r) for r in runs.values()))
     print(f"{len(common)} questions common to all runs\n")
-    print("| run | n answered | " + " | ".join(METRICS) + " | p50 s |")
-    print("|---" * (len(METRICS) + 3) + "|")
+    # Prompt tokens per question do not depend on the machine's speed; seconds do.
+    print("| run | n answered | " + " | ".join(METRICS) + " | p50 s | prompt tokens p50 |")
+    print("|---" * (len(METRICS) + 4) + "|")
     for name, rows in runs.items():
         chosen = [rows[i] for i in sorted(common)]
         summary = summarize(chosen)
@@ -65,7 +66,10 @@ def main(argv: list[str]) -> int:
             cells.append("n/a" if v is None else f"{v:.2f}")
         p50 = (summary.get("seconds_per_question") or {}).get("p50")
         answered = sum(row.get("status") == "answered" for row in chosen)
-        print(f"| {name} | {answered} | " + " | ".join(cells) + f" | {p50:.0f} |")
+        work = summary.get("model_work") or {}
+        tokens = (work.get("prompt_tokens_per_question") or {}).get("p50")
+        tokens_cell = "n/a" if tokens is None else f"{tokens:.0f}"
+        print(f"| {name} | {answered} | " + " | ".join(cells) + f" | {p50:.1f} | {tokens_cell} |")
     return 0
 
 
