@@ -64,8 +64,13 @@ EXPECTED = {
 MODEL_CALLS = ["rent", "deposit", "deposit", "sell", "sell", "pets-dogs"]
 
 
+# The strict level: these numbers were worked out without a validation judge (the default
+# judge level would put every sentence to the real local model).
+STRICT = Context(validation_level="strict")
+
+
 def evaluate(dataset: Path, out: Path, model: Any = None, **kw: Any) -> Any:
-    kw.setdefault("config", EvalConfig(chunk_settings=CHUNKS))
+    kw.setdefault("config", EvalConfig(context=STRICT, chunk_settings=CHUNKS))
     return run_evaluation(
         dataset,
         out,
@@ -192,7 +197,7 @@ def test_limit_then_full_run(dataset: Path, tmp_path: Path) -> None:
 def test_other_settings_in_the_same_folder_are_refused(dataset: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     evaluate(dataset, out, limit=1)
-    other = EvalConfig(chunk_settings=CHUNKS, judge=False)
+    other = EvalConfig(context=STRICT, chunk_settings=CHUNKS, judge=False)
     with pytest.raises(
         EvaluationError, match=r"other settings .*differs in: judge \(True -> False\)"
     ):
@@ -263,7 +268,11 @@ def test_regenerations_ablation_writes_table_and_chart(dataset: Path, tmp_path: 
         return evaluate(data, variant_out, config=config)
 
     result = run_ablation(
-        "max_regenerations", dataset, out, EvalConfig(chunk_settings=CHUNKS), run=run_variant
+        "max_regenerations",
+        dataset,
+        out,
+        EvalConfig(context=STRICT, chunk_settings=CHUNKS),
+        run=run_variant,
     )
     labels = [v["label"] for v in result["variants"]]
     assert labels == ["regenerations-0", "regenerations-1", "regenerations-2"]

@@ -117,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--validation-level",
         choices=["paper", "strict", "judge"],
         default=None,
-        help="paper thresholds, strict (default) or strict + local entailment judge",
+        help="paper thresholds; strict word, number and source checks; judge (default): strict, "
+        "then the local model confirms each sentence against its cited source (~2-5 s more)",
     )
     p.add_argument(
         "--strategy",

@@ -105,10 +105,12 @@ class Context:
         ),
     )
     validation_level: ValidationLevel = field(
-        default="strict",
+        default="judge",
         metadata=_doc(
             "paper (the paper's lexical/semantic thresholds), strict (paper + content-word, "
-            "number and best-source checks), judge (strict + local-model entailment judge). "
+            "number and best-source checks), judge (default: strict, then the local model asked "
+            "whether the cited source supports each sentence; needs the local model even when "
+            "another one writes the answers). "
             '"off" delivers the first candidate unchecked and is accepted only by the evaluation '
             "harness."
         ),

@@ -120,9 +120,26 @@ class Resources:
             return None
         if self._judge is not None:
             return self._judge
-        from citeguard.llm import support_probability
+        return local_support_probability
 
-        return support_probability
+
+def local_support_probability(claim: str, evidence: str) -> float:
+    """The judge level's judge: the local model's P(the evidence supports the claim).
+
+    The judge level is the default, and it needs the local model even when another chat
+    model writes the answers; when the local model is missing, the error says how to
+    validate without it.
+    """
+    from citeguard.errors import ModelUnavailableError
+    from citeguard.llm import support_probability
+
+    try:
+        return support_probability(claim, evidence)
+    except ModelUnavailableError as exc:
+        raise ModelUnavailableError(
+            f"{exc}. The judge validation level (the default) checks every sentence with the "
+            "local model; choose validation level 'strict' to validate without it."
+        ) from exc
 
 
 def _without_run_callbacks(call: Callable[[], Any]) -> Any:
