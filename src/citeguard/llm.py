@@ -914,8 +914,10 @@ def support_probability(
     if len(tokens) >= llama.n_ctx():
         raise ValueError(f"judge prompt has {len(tokens)} tokens, over the {llama.n_ctx()} context")
     yes_id, no_id = _answer_token_ids(llama)
-    started = time.perf_counter()
     with _lock_for(llama):
+        # Timed under the lock, as generation is: the counts are the model's work, not
+        # the wait for another call to finish.
+        started = time.perf_counter()
         logits, reused_tokens = _next_token_logits(llama, tokens)
         yes, no = float(logits[yes_id]), float(logits[no_id])
         seconds = time.perf_counter() - started

@@ -17,6 +17,7 @@ import numpy as np
 from langchain_core.runnables.config import var_child_runnable_config
 
 from citeguard.context import Context
+from citeguard.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
     from citeguard.trimming import StoredVectors
@@ -130,7 +131,6 @@ def local_support_probability(claim: str, evidence: str) -> float:
     model writes the answers; when the local model is missing, the error says how to
     validate without it.
     """
-    from citeguard.errors import ModelUnavailableError
     from citeguard.llm import support_probability
 
     try:

@@ -372,7 +372,7 @@ def percentile(values: Sequence[float], q: float) -> float | None:
     return float(np.percentile(np.asarray(values, dtype=float), q))
 
 
-def _seconds(values: Sequence[float]) -> dict[str, float | None]:
+def _distribution(values: Sequence[float]) -> dict[str, float | None]:
     return {
         "p50": percentile(values, 50),
         "p95": percentile(values, 95),
@@ -440,9 +440,9 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "false_answer_rate": rate(s["answered"] for s in unanswerable),
         "regeneration_attempt_rate": rate(col(scores, "regenerated")),
         "regeneration_accepted_rate": rate(col(scores, "regeneration_accepted")),
-        "seconds_per_question": _seconds([float(r["seconds"]) for r in ok]),
+        "seconds_per_question": _distribution([float(r["seconds"]) for r in ok]),
         "seconds_per_stage": {
-            stage: _seconds([float((r.get("timings") or {}).get(stage, 0.0)) for r in ok])
+            stage: _distribution([float((r.get("timings") or {}).get(stage, 0.0)) for r in ok])
             for stage in STAGES
         },
         "model_work": summarize_model_work(ok),
@@ -469,7 +469,7 @@ def summarize_model_work(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]
         return total(tokens) / total(seconds) if total(seconds) > 0 else None
 
     def stats(key: str) -> dict[str, float | None]:
-        return _seconds([float(w[key]) for w in works])
+        return _distribution([float(w[key]) for w in works])
 
     return {
         "n_questions": len(works),
