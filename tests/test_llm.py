@@ -9,6 +9,7 @@ import hashlib
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +175,27 @@ def test_prompt_cache_off_drops_the_kv_cache_before_every_call(
     model.invoke("q")
     list(model.stream("q"))
     assert [bool(c.get("reset")) for c in fake_llama.calls] == [True, False, True, False]
+
+
+def test_generation_cache_serves_a_repeated_call_without_warnings(
+    fake_llama: FakeLlama, tmp_path: Path
+) -> None:
+    cache_file = tmp_path / "cache" / "generations.sqlite"
+    with llm.generation_cache(cache_file):
+        first = llm.local_chat_model().invoke("q")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            again = llm.local_chat_model().invoke("q")
+        other = llm.local_chat_model().invoke("another question")
+    # The stock SQLiteCache warns on every hit that deserialization defaults will change.
+    assert not [w for w in caught if "allowed_objects" in str(w.message)]
+    assert cache_file.is_file()
+    assert again.content == first.content == "Rent is $1,450 per month [1]."
+    # The model ran for the first call and the new question, not for the repeat.
+    assert len(fake_llama.calls) == 2 and other.content == first.content
+    # Outside the block the cache is gone: the model runs again.
+    llm.local_chat_model().invoke("q")
+    assert len(fake_llama.calls) == 3
 
 
 def test_stream_yields_the_answer_in_pieces(fake_llama: FakeLlama) -> None:

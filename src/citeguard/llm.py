@@ -939,11 +939,9 @@ def generation_cache(path: str | Path) -> Iterator[None]:
     answer path, and never for other (or fake) chat models.
     """
     global _generation_cache
-    from langchain_community.cache import SQLiteCache
-
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     previous = _generation_cache
-    _generation_cache = SQLiteCache(database_path=str(path))
+    _generation_cache = sqlite_generation_cache(path)
     try:
         yield
     finally:
@@ -951,3 +949,32 @@ def generation_cache(path: str | Path) -> Iterator[None]:
 
 
 _generation_cache: Any = None
+
+
+def sqlite_generation_cache(path: str | Path) -> Any:
+    """LangChain's ``SQLiteCache`` at ``path``, reading entries back as core LangChain objects.
+
+    The stock lookup deserializes with langchain-core's default set of allowed classes, which
+    is about to change, and warns on every cache hit that it will. The entries are chat
+    generations written by this package, so the lookup names "core" (the classes they are
+    made of) explicitly: no warning, and nothing outside langchain-core is ever built.
+    """
+    from langchain_community.cache import SQLiteCache
+    from langchain_core.load import loads
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    class CoreObjectsSQLiteCache(SQLiteCache):
+        def lookup(self, prompt: str, llm_string: str) -> list[Any] | None:
+            table = self.cache_schema
+            query: Any = (
+                select(table.response)
+                .where(table.prompt == prompt)
+                .where(table.llm == llm_string)
+                .order_by(table.idx)
+            )
+            with Session(self.engine) as session:
+                rows = session.execute(query).fetchall()
+            return [loads(row[0], allowed_objects="core") for row in rows] or None
+
+    return CoreObjectsSQLiteCache(database_path=str(path))
