@@ -169,7 +169,15 @@ class SentenceTransformerEmbedder:
         path = resolve_embedding_model_path(name)
         self.name = name
         self.long_text = long_text
-        self._model = SentenceTransformer(str(path), device="cpu")
+        # Loading takes well under a second; its "Loading weights" bar would only clutter
+        # the CLI's answers. Scoped, so an embedding application keeps its own setting.
+        bars_were_on = transformers_logging.is_progress_bar_enabled()
+        transformers_logging.disable_progress_bar()
+        try:
+            self._model = SentenceTransformer(str(path), device="cpu")
+        finally:
+            if bars_were_on:
+                transformers_logging.enable_progress_bar()
         self._tokenizer: Any = self._model.tokenizer
         # Read the model's window before touching the tokenizer: sentence-transformers may
         # derive max_seq_length from the tokenizer's model_max_length.
