@@ -1,16 +1,20 @@
 """Can the local model tell an answer that responds to the question from one that does not?
 
-    python bench/answer_relevance_probe.py evals/*/results.jsonl [--out FILE]
+    python bench/answer_relevance_probe.py evals/*/results.jsonl [--mode answer|evidence]
 
-A probe for a rejected idea (docs/results.md, session 9), not a test. The validator checks
-that each answer sentence is supported by its cited source, not that the answer is what the
-question asked for: "What fee does the tenant pay to break the lease early?" answered with
-the lease's late fee passes every level. This asks the local model, for labelled answers
+A probe, not a test (docs/results.md, session 9). Sentence validation checks that each
+answer sentence is supported by its cited source, not that the answer is what the question
+asked for: "What fee does the tenant pay to break the lease early?" answered with the
+lease's late fee passes it. This asks the local model, for labelled answers
 from earlier evaluation runs, "Does the ANSWER respond to the QUESTION?" and reports how
 well P(Yes) separates right answers to answerable questions from answers given to
 unanswerable ones (AUROC, and what a threshold keeps and rejects).
 
-Writes the scored pairs to bench/results/answer_relevance_probe.json.
+``--mode evidence`` asks instead whether the answer's cited sources answer the question,
+with the prompt of the validator's relevance check (``llm.answers_question_probability``,
+``--relevance-check``).
+
+Writes the scored pairs to bench/results/answer_relevance_probe[_evidence].json.
 """
 
 from __future__ import annotations
@@ -55,26 +59,46 @@ def labelled_pairs(paths: list[Path]) -> list[dict[str, Any]]:
             if row["answerable"] and not correct:
                 continue
             answer = re.sub(r"\s*\[\d+\]", "", row["answer"]).strip()
+            cited = {citation["marker"] for citation in _field(row, "citations") or []}
+            sources = _field(row, "evidence") or []
+            evidence = "\n\n".join(
+                source["text"].strip()
+                for number, source in enumerate(sources, start=1)
+                if number in cited
+            )
             label = 1 if row["answerable"] else 0
             pairs.setdefault(
                 (row["question"], answer),
-                {"question": row["question"], "answer": answer, "label": label, "run": str(path)},
+                {
+                    "question": row["question"],
+                    "answer": answer,
+                    "evidence": evidence,
+                    "label": label,
+                    "run": str(path),
+                },
             )
     return list(pairs.values())
 
 
-def relevance_probability(question: str, answer: str) -> float:
-    """P(Yes) that ``answer`` responds to ``question``, from the local model's next token."""
-    llama = llm.get_local_llama()
-    messages = [
+def answer_messages(pair: dict[str, Any]) -> list[dict[str, str]]:
+    """The answer-mode prompt: does the answer respond to the question?"""
+    return [
         {"role": "system", "content": SYSTEM},
         {
             "role": "user",
-            "content": f"QUESTION:\n{question}\n\nANSWER:\n{answer}\n\nDoes the ANSWER respond "
-            "to the QUESTION (rather than state something else)? Answer Yes or No.",
+            "content": f"QUESTION:\n{pair['question']}\n\nANSWER:\n{pair['answer']}\n\n"
+            "Does the ANSWER respond to the QUESTION (rather than state something else)? "
+            "Answer Yes or No.",
         },
     ]
-    prompt = llm._chat_formatter(llama)(messages=messages).prompt
+
+
+def relevance_probability(pair: dict[str, Any], mode: str) -> float:
+    """P(Yes) from the local model: evidence mode is the validator's relevance check."""
+    if mode == "evidence":
+        return llm.answers_question_probability(pair["question"], pair["evidence"])
+    llama = llm.get_local_llama()
+    prompt = llm._chat_formatter(llama)(messages=answer_messages(pair)).prompt
     tokens = llama.tokenize(prompt.encode(), add_bos=True, special=True)
     yes_id, no_id = llm._answer_token_ids(llama)
     with llm._lock_for(llama):
@@ -91,7 +115,14 @@ def auroc(positives: list[float], negatives: list[float]) -> float:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", type=Path, help="results.jsonl files of eval runs")
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--mode",
+        choices=("answer", "evidence"),
+        default="answer",
+        help="ask whether the answer responds to the question (answer) or whether its cited "
+        "sources answer it (evidence)",
+    )
+    parser.add_argument("--out", type=Path, help=f"default {OUT} (with _evidence in evidence mode)")
     args = parser.parse_args(argv)
     pairs = labelled_pairs(args.results)
     positives_count = sum(pair["label"] for pair in pairs)
@@ -99,11 +130,12 @@ def main(argv: list[str]) -> int:
         parser.error("need both right answers and answers to unanswerable questions")
     started = time.perf_counter()
     for pair in pairs:
-        pair["p_responds"] = relevance_probability(pair["question"], pair["answer"])
+        pair["p_responds"] = relevance_probability(pair, args.mode)
     seconds = time.perf_counter() - started
     positives = [p["p_responds"] for p in pairs if p["label"] == 1]
     negatives = [p["p_responds"] for p in pairs if p["label"] == 0]
     summary: dict[str, Any] = {
+        "mode": args.mode,
         "pairs": len(pairs),
         "right_answers": len(positives),
         "answers_to_unanswerable": len(negatives),
@@ -117,8 +149,11 @@ def main(argv: list[str]) -> int:
             for t in THRESHOLDS
         },
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"summary": summary, "pairs": pairs}, indent=1) + "\n")
+    out = args.out or (
+        OUT.with_name(f"{OUT.stem}_evidence.json") if args.mode == "evidence" else OUT
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"summary": summary, "pairs": pairs}, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
     return 0
 

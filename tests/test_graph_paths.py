@@ -64,6 +64,47 @@ def test_unsupported_twice_is_refused_without_leaking_the_candidate() -> None:
     assert model_calls(resources) == 2
 
 
+def run_with_relevance(
+    replies: list[str], scores: list[float], **context: Any
+) -> tuple[dict, Resources, list]:
+    asked: list[tuple[str, str]] = []
+
+    def relevance(question: str, evidence: str) -> float:
+        asked.append((question, evidence))
+        return scores[len(asked) - 1]
+
+    resources = fake_resources(replies)
+    resources._relevance = relevance
+    graph = compile_graph(resources)
+    settings = {"relevance_check": True, **context}
+    result = graph.invoke({"question": RENT_Q}, context=Context(**settings))
+    return result, resources, asked
+
+
+def test_answer_whose_source_does_not_answer_the_question_regenerates_then_accepts() -> None:
+    result, resources, asked = run_with_relevance([GOOD, GOOD], scores=[0.2, 0.8])
+    assert result["status"] == "answered" and result["answer"] == GOOD
+    assert result["validation"]["regenerations"] == 1
+    assert [question for question, _ in asked] == [RENT_Q, RENT_Q]
+    regen_prompt = str(resources._chat_model.prompts[1])  # type: ignore[union-attr]
+    assert "do not answer the question" in regen_prompt
+
+
+def test_answer_whose_sources_never_answer_the_question_is_refused() -> None:
+    result, resources, _ = run_with_relevance([GOOD, GOOD], scores=[0.2, 0.3])
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "validation_failed"
+    assert result["answer"] == REFUSAL and result["citations"] == []
+    assert "$1,250" not in str(result)
+    assert model_calls(resources) == 2
+
+
+def test_relevance_check_is_off_by_default() -> None:
+    result, _, asked = run_with_relevance([GOOD], scores=[], relevance_check=False)
+    assert Context().relevance_check is False
+    assert result["status"] == "answered" and asked == []
+
+
 def test_insufficient_evidence_never_calls_the_model() -> None:
     resources = Resources(chat_model=None, searcher=ListSearcher([]), embed=bag_of_words_embed)
     graph = compile_graph(resources)

@@ -335,6 +335,17 @@ def test_real_model_answers_with_citations_and_judges_support(
     changed_number = llm.support_probability("The deposit is returned within 45 days.", deposit)
     assert supported > 0.5 > changed_number
 
+    # The relevance check: the same evidence answers one question and not another. It
+    # follows the judge's evidence block, so the evidence comes from the KV cache.
+    relevance_before = MODEL_WORK.snapshot()
+    answers = llm.answers_question_probability("How soon is the deposit returned?", deposit)
+    asked = MODEL_WORK.snapshot().minus(relevance_before)
+    assert asked.calls == 1 and asked.reused_tokens > asked.prompt_tokens
+    other_question = llm.answers_question_probability(
+        "What fee does the tenant pay to end the lease early?", deposit
+    )
+    assert answers > 0.5 > other_question
+
 
 # ----------------------------------------------------------------------------- KV snapshots
 

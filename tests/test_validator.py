@@ -404,6 +404,68 @@ def test_judge_is_not_asked_about_sentences_that_already_failed() -> None:
     assert not result.passed
 
 
+RELEVANCE = ValidationSettings(level="judge", relevance_check=True)
+
+
+def test_relevance_check_asks_once_per_cited_source_and_keeps_the_best() -> None:
+    answer = (
+        "The Tenant must pay the rent within 30 days of the invoice [1]. "
+        "The initial term is twelve (12) months [2]. The rent is $1,200 [1]."
+    )
+    asked: list[tuple[str, str]] = []
+
+    def relevance(question: str, evidence: str) -> float:
+        asked.append((question, evidence))
+        return 0.9 if evidence == RENT else 0.1
+
+    result = validate_answer(
+        answer, [RENT, TERM], QUESTION, RELEVANCE, judge=lambda c, e: 0.9, relevance=relevance
+    )
+    assert result.passed and result.relevance_score == 0.9
+    assert asked == [(QUESTION, RENT), (QUESTION, TERM)]
+    assert result.to_json()["relevance_score"] == 0.9
+
+
+def test_an_answer_whose_sources_do_not_answer_the_question_fails_with_feedback() -> None:
+    answer = "The Tenant must pay the rent within 30 days of the invoice [1]."
+    question = "What fee does the Tenant pay to end the lease early?"
+    result = validate_answer(
+        answer, [RENT], question, RELEVANCE, judge=lambda c, e: 0.9, relevance=lambda q, e: 0.42
+    )
+    assert not result.passed and not result.is_refusal
+    assert result.triggers == ["sources_do_not_answer_question"]
+    # Every sentence is still supported: the failure is the answer's, not a sentence's.
+    assert all(v.supported for v in result.sentences)
+    assert "[1]" in result.feedback_text and question in result.feedback_text
+    assert "refusal sentence" in result.feedback_text
+    at_threshold = validate_answer(
+        answer, [RENT], question, RELEVANCE, judge=lambda c, e: 0.9, relevance=lambda q, e: 0.5
+    )
+    assert at_threshold.passed
+
+
+def test_relevance_is_not_asked_when_off_below_judge_or_after_a_failure() -> None:
+    def relevance(question: str, evidence: str) -> float:
+        raise AssertionError("relevance asked")
+
+    good = "The Tenant must pay the rent within 30 days of the invoice [1]."
+    judge_only = ValidationSettings(level="judge")  # relevance_check off by default
+    assert validate_answer(
+        good, [RENT], QUESTION, judge_only, judge=lambda c, e: 0.9, relevance=relevance
+    ).passed
+    strict = ValidationSettings(level="strict", relevance_check=True)
+    assert validate_answer(good, [RENT], QUESTION, strict, relevance=relevance).passed
+    unsupported = validate_answer(
+        "Rent is due in 90 days [1].", [RENT], QUESTION, RELEVANCE, judge=lambda c, e: 0.9,
+        relevance=relevance,
+    )  # fmt: skip
+    assert not unsupported.passed and unsupported.relevance_score is None
+    refusal = validate_answer(REFUSAL, [UNRELATED], QUESTION, RELEVANCE, relevance=relevance)
+    assert refusal.passed and refusal.is_refusal
+    without = validate_answer(good, [RENT], QUESTION, RELEVANCE, judge=lambda c, e: 0.9)
+    assert without.passed and "relevance" in without.checks_skipped
+
+
 # A long source: the rent clause among unrelated clauses, over the judge's word budget.
 _FILLER = [
     f"Clause {n}. The Landlord shall keep the common hallway number {n} lit and swept "

@@ -146,6 +146,14 @@ def build_parser() -> argparse.ArgumentParser:
         "whole sources)",
     )
     p.add_argument(
+        "--relevance-check",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="at the judge level, also ask the local model whether the cited sources answer "
+        "the question, and refuse when none does (catches a true statement about something "
+        "else; ~0.5 s per answer; default off)",
+    )
+    p.add_argument(
         "--no-opening-source",
         action="store_true",
         help="do not add the document's opening as a source for date and party questions",
@@ -291,6 +299,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         settings["source_words"] = args.source_words
     if args.judge_evidence_words is not None:
         settings["judge_evidence_words"] = args.judge_evidence_words
+    if args.relevance_check is not None:
+        settings["relevance_check"] = args.relevance_check
     result = answer(args.question, index=args.index, docs=args.doc, **settings)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -133,6 +133,15 @@ class Context:
             "through answers the whole-source judge rejects)."
         ),
     )
+    relevance_check: bool = field(
+        default=False,
+        metadata=_doc(
+            "Judge level: also ask the local model whether the cited sources answer the "
+            "question, and regenerate or refuse when none does. Catches a supported answer "
+            "to something else (a late fee given for an early-termination fee); about half a "
+            "second per answer, since the judge has just read the same sources."
+        ),
+    )
     max_regenerations: int = field(
         default=1, metadata=_doc("Validation-guided regenerations before refusing (paper: 1).")
     )

@@ -13,6 +13,7 @@ __all__ = [
     "REGENERATION_RULES",
     "JUDGE_SYSTEM_PROMPT",
     "JUDGE_QUESTION",
+    "RELEVANCE_QUESTION",
     "format_sources",
     "answer_messages",
     "regeneration_messages",
@@ -61,6 +62,7 @@ _EXAMPLES: list[tuple[str, str]] = [
 
 JUDGE_SYSTEM_PROMPT = "You check whether a claim is supported by evidence."
 JUDGE_QUESTION = "Does the EVIDENCE fully support the CLAIM? Answer Yes or No."
+RELEVANCE_QUESTION = "Does the EVIDENCE answer the QUESTION? Answer Yes or No."
 
 
 def format_sources(evidence: Sequence[dict[str, Any]]) -> str:

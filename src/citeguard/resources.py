@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from citeguard.trimming import StoredVectors
 
 JudgeFn = Callable[[str, str], float]
+RelevanceFn = Callable[[str, str], float]
 
 
 class Resources:
@@ -33,6 +34,8 @@ class Resources:
         searcher: an object with ``search(query, **settings) -> list[SearchHit]`` (tests).
         embed: a function mapping texts to normalized vectors (tests).
         judge: P(supported | claim, evidence) function for the "judge" level (tests).
+        relevance: P(evidence answers question | question, evidence) function for the
+            judge level's relevance check (tests).
     """
 
     def __init__(
@@ -41,11 +44,13 @@ class Resources:
         searcher: Any | None = None,
         embed: Callable[[Sequence[str]], np.ndarray] | None = None,
         judge: JudgeFn | None = None,
+        relevance: RelevanceFn | None = None,
     ) -> None:
         self._chat_model = chat_model
         self._searcher = searcher
         self._embed = embed
         self._judge = judge
+        self._relevance = relevance
         self._lock = threading.Lock()
         self._searchers: dict[tuple[str, str], tuple[int, Any]] = {}
         self._chat_models: dict[str, Any] = {}
@@ -123,6 +128,13 @@ class Resources:
             return self._judge
         return local_support_probability
 
+    def relevance(self, ctx: Context) -> RelevanceFn | None:
+        if ctx.validation_level != "judge" or not ctx.relevance_check:
+            return None
+        if self._relevance is not None:
+            return self._relevance
+        return local_answers_question_probability
+
 
 def local_support_probability(claim: str, evidence: str) -> float:
     """The judge level's judge: the local model's P(the evidence supports the claim).
@@ -133,8 +145,19 @@ def local_support_probability(claim: str, evidence: str) -> float:
     """
     from citeguard.llm import support_probability
 
+    return _with_local_model_hint(lambda: support_probability(claim, evidence))
+
+
+def local_answers_question_probability(question: str, evidence: str) -> float:
+    """The relevance check's judge: the local model's P(the evidence answers the question)."""
+    from citeguard.llm import answers_question_probability
+
+    return _with_local_model_hint(lambda: answers_question_probability(question, evidence))
+
+
+def _with_local_model_hint(call: Callable[[], float]) -> float:
     try:
-        return support_probability(claim, evidence)
+        return call()
     except ModelUnavailableError as exc:
         raise ModelUnavailableError(
             f"{exc}. The judge validation level (the default) checks every sentence with the "

@@ -122,6 +122,13 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
         f"the claim's words, at most N ({defaults.judge_evidence_words} = whole sources)",
     )
     s.add_argument(
+        "--relevance-check",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="judge level: also require a cited source that answers the question "
+        f"({'on' if defaults.relevance_check else 'off'})",
+    )
+    s.add_argument(
         "--opening-source",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -190,6 +197,7 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
         opening_source=args.opening_source,
         source_words=args.source_words,
         judge_evidence_words=args.judge_evidence_words,
+        relevance_check=args.relevance_check,
         embedding_model=args.embedding_model,
     )
     suffix = args.docs_suffix

@@ -49,6 +49,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
             semantic_threshold=ctx.semantic_threshold,
             judge_threshold=ctx.judge_threshold,
             judge_evidence_words=ctx.judge_evidence_words,
+            relevance_check=ctx.relevance_check,
         )
         ref = state.get("candidate_ref")
         result = validate_answer(
@@ -58,6 +59,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
             settings,
             embed=resources.embed(ctx),
             judge=resources.judge(ctx),
+            relevance=resources.relevance(ctx),
         )
         verdict = result.to_json()
         if unchecked:

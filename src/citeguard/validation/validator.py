@@ -45,6 +45,11 @@ Levels (each includes the one before):
     The judge is only asked about sentences that passed every other check, and reads the
     cited sources whole (``judge_evidence_words`` > 0 narrows them to the sentences
     sharing most of the claim's words: faster, but more lenient).
+    With ``relevance_check`` on, an answer whose sentences all pass must also cite a source
+    that answers the question: ``relevance(question, source) >= judge_threshold`` for at
+    least one cited source, else "sources_do_not_answer_question". Support alone lets
+    through a true statement about something else ("a late fee of $75" for a question
+    about a fee to end the lease early).
 
 Placeholders ("[date]", "[n]") fail at every level. Thresholds are compared with ``>=``
 (a score exactly at the threshold passes).
@@ -83,6 +88,8 @@ logger = logging.getLogger(__name__)
 ValidationLevel = Literal["paper", "strict", "judge"]
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
 JudgeFn = Callable[[str, str], float]
+RelevanceFn = Callable[[str, str], float]
+"""P(the evidence answers the question) for (question, evidence)."""
 
 # Float scores such as 3/30 are compared to thresholds such as 0.10 with this tolerance,
 # so that "exactly at the threshold" passes whatever the rounding.
@@ -169,6 +176,8 @@ class ValidationSettings:
     (:func:`~citeguard.validation.focus.claim_focused_source`). Shorter evidence is faster
     (about a second per 100 words on a CPU) but the judge is more lenient with it: on CUAD
     dev, 100 words let through 4 answers that the whole-source judge rejects."""
+    relevance_check: bool = False
+    """Judge: also require a cited source that answers the question (module docstring)."""
     refusal_question_coverage: float = 0.6
     """A refusal is challenged when one source holds at least this share of the question's
     content words (see :func:`refusal_despite_strong_evidence`)."""
@@ -246,7 +255,8 @@ class ValidationResult:
     """(n - u) / n over the answer's sentences; 0.0 for no sentences."""
     triggers: list[str]
     """Why to regenerate: invalid_citation, malformed_citation, unsupported_sentence,
-    refusal_despite_strong_evidence, empty_answer. Empty when the candidate passed."""
+    sources_do_not_answer_question, refusal_despite_strong_evidence, empty_answer. Empty
+    when the candidate passed."""
     feedback: list[str]
     """One human-readable line per problem, for the regeneration prompt."""
     checks_skipped: list[str] = field(default_factory=list)
@@ -256,6 +266,9 @@ class ValidationResult:
     failed candidate never carries its text."""
     citations_repaired: bool = False
     """Whether any sentence's citation was repaired (see :meth:`answer_text`)."""
+    relevance_score: float | None = None
+    """With ``relevance_check``: the highest P(answers the question) over the cited
+    sources; None when not asked."""
 
     def answer_text(self) -> str:
         """The answer to deliver: the candidate with repaired citations rewritten."""
@@ -677,6 +690,7 @@ def validate_answer(
     settings: ValidationSettings | None = None,
     embed: EmbedFn | None = None,
     judge: JudgeFn | None = None,
+    relevance: RelevanceFn | None = None,
 ) -> ValidationResult:
     """Validate a candidate ``answer`` against the ``sources`` it was generated from.
 
@@ -689,6 +703,9 @@ def validate_answer(
             semantic check, recorded in ``checks_skipped``.
         judge: Returns P(supported) for (claim, evidence); used at level "judge" only.
             None at that level skips the judge, recorded in ``checks_skipped``.
+        relevance: Returns P(the evidence answers the question) for (question, evidence);
+            used at level "judge" with ``settings.relevance_check`` only. None then skips
+            the check, recorded in ``checks_skipped``.
     """
     settings = settings or ValidationSettings()
     skipped: list[str] = []
@@ -697,6 +714,11 @@ def validate_answer(
     if settings.level == "judge" and judge is None:
         skipped.append("judge")
         logger.warning("validation level 'judge' without a judge function: judge check skipped")
+    check_relevance = settings.level == "judge" and settings.relevance_check
+    if check_relevance and relevance is None:
+        skipped.append("relevance")
+        logger.warning("relevance check on without a relevance function: check skipped")
+        check_relevance = False
 
     def result(**values: Any) -> ValidationResult:
         values.setdefault("sentences", [])
@@ -764,12 +786,28 @@ def validate_answer(
         triggers.append("malformed_citation")
     if any(not v.supported for v in verdicts):
         triggers.append("unsupported_sentence")
+    feedback = [v.feedback for v in verdicts if v.feedback]
+    relevance_score: float | None = None
+    if check_relevance and not triggers and relevance is not None:
+        # Asked once per cited source, after every sentence passed: the check is about the
+        # answer as a whole, and a failing answer is regenerated anyway.
+        cited = sorted({n for v in verdicts for n in v.cited_sources})
+        relevance_score = max(float(relevance(question, sources[n - 1])) for n in cited)
+        if relevance_score + _EPSILON < settings.judge_threshold:
+            triggers.append("sources_do_not_answer_question")
+            markers = ", ".join(f"[{n}]" for n in cited)
+            feedback.append(
+                f"The cited source(s) {markers} do not answer the question asked "
+                f'("{question.strip()}"): answer from the source that states what was '
+                "asked, or reply with the refusal sentence alone."
+            )
     supported = sum(v.supported for v in verdicts)
     return result(
         passed=not triggers,
         sentences=verdicts,
         supported_ratio=supported / len(verdicts),
         triggers=triggers,
-        feedback=[v.feedback for v in verdicts if v.feedback],
+        feedback=feedback,
         citations_repaired=any(v.repaired_citation is not None for v in verdicts),
+        relevance_score=relevance_score,
     )
