@@ -125,6 +125,7 @@ def fake_resources(replies: Iterable[str], chunks: Sequence[Chunk] = LEASE_CHUNK
         searcher=ListSearcher(chunks),
         embed=bag_of_words_embed,
         judge=lambda claim, evidence: 0.9,
+        relevance=lambda question, evidence: 0.9,
     )
 
 

@@ -99,9 +99,12 @@ def test_answer_whose_sources_never_answer_the_question_is_refused() -> None:
     assert model_calls(resources) == 2
 
 
-def test_relevance_check_is_off_by_default() -> None:
+def test_relevance_check_is_on_by_default_and_can_be_turned_off() -> None:
+    result, _, asked = run_with_relevance(
+        [GOOD], scores=[0.9], relevance_check=Context().relevance_check
+    )
+    assert result["status"] == "answered" and len(asked) == 1
     result, _, asked = run_with_relevance([GOOD], scores=[], relevance_check=False)
-    assert Context().relevance_check is False
     assert result["status"] == "answered" and asked == []
 
 

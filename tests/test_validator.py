@@ -404,7 +404,7 @@ def test_judge_is_not_asked_about_sentences_that_already_failed() -> None:
     assert not result.passed
 
 
-RELEVANCE = ValidationSettings(level="judge", relevance_check=True)
+RELEVANCE = ValidationSettings(level="judge")  # relevance_check is on by default
 
 
 def test_relevance_check_asks_once_per_cited_source_and_keeps_the_best() -> None:
@@ -449,7 +449,7 @@ def test_relevance_is_not_asked_when_off_below_judge_or_after_a_failure() -> Non
         raise AssertionError("relevance asked")
 
     good = "The Tenant must pay the rent within 30 days of the invoice [1]."
-    judge_only = ValidationSettings(level="judge")  # relevance_check off by default
+    judge_only = ValidationSettings(level="judge", relevance_check=False)
     assert validate_answer(
         good, [RENT], QUESTION, judge_only, judge=lambda c, e: 0.9, relevance=relevance
     ).passed

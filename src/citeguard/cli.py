@@ -151,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="at the judge level, also ask the local model whether the cited sources answer "
         "the question, and refuse when none does (catches a true statement about something "
-        "else; ~0.5 s per answer; default off)",
+        "else; ~0.5 s per answer; default on)",
     )
     p.add_argument(
         "--no-opening-source",

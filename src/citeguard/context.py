@@ -134,12 +134,13 @@ class Context:
         ),
     )
     relevance_check: bool = field(
-        default=False,
+        default=True,
         metadata=_doc(
-            "Judge level: also ask the local model whether the cited sources answer the "
-            "question, and regenerate or refuse when none does. Catches a supported answer "
-            "to something else (a late fee given for an early-termination fee); about half a "
-            "second per answer, since the judge has just read the same sources."
+            "Judge level (default on): also ask the local model whether a cited source "
+            "answers the question, and regenerate or refuse when none does. Catches a "
+            "supported answer to something else (a late fee given for an early-termination "
+            "fee); about half a second per answer, since the judge has just read the same "
+            "sources."
         ),
     )
     max_regenerations: int = field(

@@ -176,7 +176,7 @@ class ValidationSettings:
     (:func:`~citeguard.validation.focus.claim_focused_source`). Shorter evidence is faster
     (about a second per 100 words on a CPU) but the judge is more lenient with it: on CUAD
     dev, 100 words let through 4 answers that the whole-source judge rejects."""
-    relevance_check: bool = False
+    relevance_check: bool = True
     """Judge: also require a cited source that answers the question (module docstring)."""
     refusal_question_coverage: float = 0.6
     """A refusal is challenged when one source holds at least this share of the question's
