@@ -177,6 +177,18 @@ def test_format_answer_shows_page_and_quote() -> None:
     assert '[1] lease.pdf, p. 1 (PDF page 3): "Rent is due on the first day."' in text
 
 
+def test_format_answer_shows_the_relevance_score_when_checked() -> None:
+    validation = {"level": "judge", "passed": True, "supported_ratio": 1.0, "attempts": 1}
+    answered = {"answer": "Rent is due on the first [1].", "status": "answered", "citations": []}
+    checked = cli.format_answer(
+        {**answered, "validation": {**validation, "relevance_score": 0.8123}},
+        show_validation=True,
+    )
+    assert "validation: level=judge passed=True" in checked and "relevance=0.81" in checked
+    unchecked = cli.format_answer({**answered, "validation": validation}, show_validation=True)
+    assert "relevance" not in unchecked
+
+
 def test_a_bad_setting_is_a_one_line_error_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

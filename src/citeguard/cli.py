@@ -271,6 +271,11 @@ def format_answer(result: dict[str, Any], show_validation: bool = False) -> str:
         lines.append(
             f"validation: level={v.get('level')} passed={v.get('passed')} "
             f"supported_ratio={v.get('supported_ratio')} attempts={v.get('attempts')}"
+            + (
+                f" relevance={v['relevance_score']:.2f}"
+                if v.get("relevance_score") is not None
+                else ""
+            )
         )
         for i, s in enumerate(v.get("sentences", []), start=1):
             reasons = ", ".join(s.get("reasons", [])) or "ok"
