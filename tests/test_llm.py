@@ -442,3 +442,17 @@ def test_snapshots_drop_prefixes_and_stay_within_their_limits(
     llama.hold(list(range(1, 12)))  # 44 bytes: over the whole capacity, never kept
     snapshots.save(llama)
     assert len(snapshots) == 2
+
+
+def test_relevance_prompt_repeats_the_judge_prompt_up_to_the_end_of_the_evidence() -> None:
+    # The relevance check follows the support judge on the same source; the shared prefix is
+    # what lets it reuse the judge's KV cache instead of reading the source again.
+    evidence = "The Landlord will return the security deposit within 21 days."
+    judge = llm._judge_messages("The deposit is returned within 21 days.", evidence)
+    relevance = llm._relevance_messages("How soon is the deposit returned?", evidence)
+    assert judge[0] == relevance[0]
+    prefix = f"EVIDENCE:\n{evidence}\n\n"
+    assert judge[1]["content"].startswith(prefix) and relevance[1]["content"].startswith(prefix)
+    assert relevance[1]["content"].endswith(
+        "Does the EVIDENCE answer the QUESTION? Answer Yes or No."
+    )

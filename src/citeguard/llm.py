@@ -843,16 +843,23 @@ def build_chat_model(spec: str = "local", **kwargs: Any) -> BaseChatModel:
 # --------------------------------------------------------------------------- judge
 
 
-def _judge_messages(claim: str, evidence: str) -> list[dict[str, str]]:
-    # Evidence first: consecutive claims against the same evidence share the prompt prefix.
+def _evidence_first_messages(
+    evidence: str, label: str, text: str, question: str
+) -> list[dict[str, str]]:
+    """A yes/no prompt about ``evidence``: the judge's system prompt, then the evidence, then
+    the labelled text and the question. Evidence first: consecutive prompts about the same
+    evidence (claims of one answer, then the relevance question) share the prompt prefix."""
     return [
         {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
         {
             "role": "user",
-            "content": f"EVIDENCE:\n{evidence.strip()}\n\nCLAIM:\n{claim.strip()}\n\n"
-            f"{JUDGE_QUESTION}",
+            "content": f"EVIDENCE:\n{evidence.strip()}\n\n{label}:\n{text.strip()}\n\n{question}",
         },
     ]
+
+
+def _judge_messages(claim: str, evidence: str) -> list[dict[str, str]]:
+    return _evidence_first_messages(evidence, "CLAIM", claim, JUDGE_QUESTION)
 
 
 @functools.lru_cache(maxsize=4)
@@ -897,16 +904,9 @@ def _next_token_logits(llama: Any, tokens: list[int]) -> tuple[Any, int]:
 
 
 def _relevance_messages(question: str, evidence: str) -> list[dict[str, str]]:
-    # The support judge's system prompt and evidence block, byte for byte: after the judge
-    # has read a source, asking about it again costs only the question's tokens.
-    return [
-        {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
-        {
-            "role": "user",
-            "content": f"EVIDENCE:\n{evidence.strip()}\n\nQUESTION:\n{question.strip()}\n\n"
-            f"{RELEVANCE_QUESTION}",
-        },
-    ]
+    # The support judge's prefix byte for byte: after the judge has read a source, asking
+    # about it again costs only the question's tokens.
+    return _evidence_first_messages(evidence, "QUESTION", question, RELEVANCE_QUESTION)
 
 
 def support_probability(
