@@ -57,7 +57,10 @@ def discrimination_rates(
     judge: Callable[[str, str], float] | None = None,
 ) -> tuple[float, float]:
     """(share of correct pairs accepted, share of wrong pairs rejected) at ``level``."""
-    settings = ValidationSettings(level=level)  # type: ignore[arg-type]
+    # Support against the right vs another contract's evidence; the relevance check asks a
+    # different question (does the source answer the question?) and is measured elsewhere
+    # (bench/answer_relevance_probe.py).
+    settings = ValidationSettings(level=level, relevance_check=False)  # type: ignore[arg-type]
     accepted = rejected = 0
     for question, answer, correct, wrong in pairs:
         accepted += validate_answer(answer, [correct], question, settings, embed, judge).passed  # type: ignore[arg-type]
