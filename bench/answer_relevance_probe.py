@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import math
 import re
 import sys
 import time
@@ -97,13 +96,7 @@ def relevance_probability(pair: dict[str, Any], mode: str) -> float:
     """P(Yes) from the local model: evidence mode is the validator's relevance check."""
     if mode == "evidence":
         return llm.answers_question_probability(pair["question"], pair["evidence"])
-    llama = llm.get_local_llama()
-    prompt = llm._chat_formatter(llama)(messages=answer_messages(pair)).prompt
-    tokens = llama.tokenize(prompt.encode(), add_bos=True, special=True)
-    yes_id, no_id = llm._answer_token_ids(llama)
-    with llm._lock_for(llama):
-        logits, _ = llm._next_token_logits(llama, tokens)
-    return 1.0 / (1.0 + math.exp(float(logits[no_id]) - float(logits[yes_id])))
+    return llm._yes_probability(answer_messages(pair), None, llm.DEFAULT_N_CTX)
 
 
 def auroc(positives: list[float], negatives: list[float]) -> float:

@@ -862,6 +862,12 @@ def _judge_messages(claim: str, evidence: str) -> list[dict[str, str]]:
     return _evidence_first_messages(evidence, "CLAIM", claim, JUDGE_QUESTION)
 
 
+def _relevance_messages(question: str, evidence: str) -> list[dict[str, str]]:
+    # The support judge's prefix byte for byte: after the judge has read a source, asking
+    # about it again costs only the question's tokens.
+    return _evidence_first_messages(evidence, "QUESTION", question, RELEVANCE_QUESTION)
+
+
 @functools.lru_cache(maxsize=4)
 def _chat_formatter(llama: Any) -> Any:
     from llama_cpp import llama_chat_format
@@ -901,12 +907,6 @@ def _next_token_logits(llama: Any, tokens: list[int]) -> tuple[Any, int]:
     llama.eval(tokens[reused:])  # eval drops the KV cache past n_tokens first
     logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))
     return logits, reused
-
-
-def _relevance_messages(question: str, evidence: str) -> list[dict[str, str]]:
-    # The support judge's prefix byte for byte: after the judge has read a source, asking
-    # about it again costs only the question's tokens.
-    return _evidence_first_messages(evidence, "QUESTION", question, RELEVANCE_QUESTION)
 
 
 def support_probability(

@@ -18,12 +18,10 @@ from langchain_core.runnables.config import var_child_runnable_config
 
 from citeguard.context import Context
 from citeguard.errors import ModelUnavailableError
+from citeguard.validation.validator import JudgeFn, RelevanceFn
 
 if TYPE_CHECKING:
     from citeguard.trimming import StoredVectors
-
-JudgeFn = Callable[[str, str], float]
-RelevanceFn = Callable[[str, str], float]
 
 
 class Resources:
