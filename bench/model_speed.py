@@ -5,7 +5,8 @@
 Seconds per question are nearly all the model reading its prompt, so an evaluation's
 timing is only comparable with another's at the same machine speed. This measures that
 speed with the settings CiteGuard loads the model with (threads from
-``CITEGUARD_LLAMA_THREADS``, else every core): a prompt of ``--prompt-tokens`` tokens
+``CITEGUARD_LLAMA_THREADS``, else every core; AMX and the Q8_0 copy where the CPU allows,
+both recorded): a prompt of ``--prompt-tokens`` tokens
 evaluated from an empty KV cache, then 16 single-token decoding steps, ``--repeats``
 times. The median of each is appended to ``bench/results/model_speed.jsonl`` with the time
 and the label, so a timing run can be bracketed by a speed check before and after. Run it
@@ -38,9 +39,10 @@ def main() -> None:
     parser.add_argument("--label", default="", help="free text stored with the result")
     args = parser.parse_args()
 
-    from citeguard.llm import get_local_llama
+    from citeguard.llm import get_local_llama, model_runtime
 
     llama = get_local_llama()
+    runtime = model_runtime()
     tokens: list[int] = []
     while len(tokens) < args.prompt_tokens + DECODE_STEPS:
         tokens += llama.tokenize(_TEXT.encode(), add_bos=False)
@@ -60,6 +62,7 @@ def main() -> None:
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
         "label": args.label,
         "threads": llama.n_threads,
+        **runtime,
         "prompt_tokens": len(prompt),
         "prompt_tokens_per_s": round(statistics.median(prompt_rates), 1),
         "decode_tokens_per_s": round(statistics.median(decode_rates), 1),

@@ -204,3 +204,24 @@ def test_a_bad_setting_is_a_one_line_error_not_a_traceback(
     assert code == 1
     assert "alpha=2.0: must be between 0 and 1" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [([], None), (["--challenge-refusals"], True), (["--no-challenge-refusals"], False)],
+)
+def test_ask_passes_the_refusal_challenge_setting(
+    flags: list[str],
+    expected: bool | None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_answer(question: str, **settings: Any) -> dict[str, Any]:
+        seen.update(settings)
+        return {"answer": "x", "status": "refused", "citations": [], "refusal_reason": None}
+
+    monkeypatch.setattr("citeguard.api.answer", fake_answer)
+    run_cli(capsys, "ask", "When is rent due?", "--json", *flags)
+    assert seen.get("challenge_refusals") == expected

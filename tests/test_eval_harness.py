@@ -65,8 +65,9 @@ MODEL_CALLS = ["rent", "deposit", "deposit", "sell", "sell", "pets-dogs"]
 
 
 # The strict level: these numbers were worked out without a validation judge (the default
-# judge level would put every sentence to the real local model).
-STRICT = Context(validation_level="strict")
+# judge level would put every sentence to the real local model). Refusals are challenged,
+# so that "sell" also exercises a regeneration that ends in a refusal.
+STRICT = Context(validation_level="strict", challenge_refusals=True)
 
 
 def evaluate(dataset: Path, out: Path, model: Any = None, **kw: Any) -> Any:

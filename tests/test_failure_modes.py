@@ -6,6 +6,7 @@ from citeguard.validation.refusal import REFUSAL
 from citeguard.validation.validator import ValidationSettings, validate_answer
 
 STRICT = ValidationSettings(level="strict")
+CHALLENGING = ValidationSettings(level="strict", challenge_refusals=True)
 
 # A contract that says nothing about solicitation: the model still answered "Yes, ...".
 NO_SOLICIT_CLAUSE = (
@@ -38,10 +39,14 @@ def test_refusal_while_the_sources_hold_the_clause_triggers_regeneration() -> No
         "14. GOVERNING LAW. This Agreement is governed by the laws of the State of Delaware.",
     ]
     result = validate_answer(
-        REFUSAL, sources, "Can a party assign this agreement without consent?", STRICT
+        REFUSAL, sources, "Can a party assign this agreement without consent?", CHALLENGING
     )
     assert result.is_refusal
     assert "refusal_despite_strong_evidence" in result.triggers
+    unchallenged = validate_answer(
+        REFUSAL, sources, "Can a party assign this agreement without consent?", STRICT
+    )
+    assert unchallenged.is_refusal and unchallenged.passed and unchallenged.triggers == []
 
 
 def test_date_taken_from_a_page_footer_fails() -> None:

@@ -84,13 +84,20 @@ def test_extractive_yes_no_question_gets_a_lead() -> None:
 
 
 def test_extractive_selecting_none_twice_is_refused() -> None:
-    result, resources = run("extractive", ["none", "none"])
+    result, resources = run("extractive", ["none", "none"], challenge_refusals=True)
     assert result["status"] == "refused"
     assert result["refusal_reason"] == "model_refused"
     assert result["answer"] == REFUSAL
     # The refusal despite strong evidence triggered one re-selection with feedback.
     assert calls(resources) == 2
     assert "rejected" in str(resources._chat_model.prompts[1])
+
+
+def test_extractive_selecting_none_is_refused_at_once_by_default() -> None:
+    result, resources = run("extractive", ["none", "1.1"])
+    assert result["status"] == "refused"
+    assert result["answer"] == REFUSAL
+    assert calls(resources) == 1
 
 
 def test_evidence_first_selects_then_writes() -> None:
@@ -140,7 +147,7 @@ def test_evidence_first_quotes_are_the_selected_sentences() -> None:
 
 def test_evidence_first_reselects_with_feedback_after_selecting_none() -> None:
     good = "Monthly rent of $1,250 is due on the first day of each month [1]."
-    result, resources = run("evidence-first", ["none", "1.1", good])
+    result, resources = run("evidence-first", ["none", "1.1", good], challenge_refusals=True)
     assert result["status"] == "answered", result
     assert calls(resources) == 3
     # The second selection is not a repeat of the first: it carries the validator's feedback.

@@ -124,11 +124,19 @@ def test_question_about_absent_topic_is_insufficient() -> None:
     assert model_calls(resources) == 0
 
 
-def test_model_refusal_despite_strong_evidence_regenerates() -> None:
-    result, resources = run([REFUSAL, GOOD])
+def test_model_refusal_despite_strong_evidence_regenerates_when_challenged() -> None:
+    result, resources = run([REFUSAL, GOOD], challenge_refusals=True)
     assert result["status"] == "answered"
     assert result["validation"]["regenerations"] == 1
     assert model_calls(resources) == 2
+
+
+def test_model_refusal_is_final_by_default() -> None:
+    result, resources = run([REFUSAL, GOOD])
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "model_refused"
+    assert result["answer"] == REFUSAL
+    assert model_calls(resources) == 1
 
 
 def test_max_regenerations_zero_refuses_at_first_failure() -> None:

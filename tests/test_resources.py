@@ -31,3 +31,27 @@ def test_a_missing_local_judge_says_how_to_validate_without_it(
         local_support_probability("Rent is $1,450.", "The monthly rent is $1,450.")
     monkeypatch.setattr(llm, "support_probability", lambda claim, evidence: 0.75)
     assert local_support_probability("Rent is $1,450.", "The monthly rent is $1,450.") == 0.75
+
+
+def test_validation_embeds_each_source_once_per_index_embedder() -> None:
+    from citeguard.index.dense import HashingEmbedder
+
+    class CountingEmbedder(HashingEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embedded: list[str] = []
+
+        def embed_documents(self, texts, show_progress=False):  # type: ignore[no-untyped-def]
+            self.embedded += list(texts)
+            return super().embed_documents(texts)
+
+    class Searcher:
+        embedder = CountingEmbedder()
+
+    resources = Resources(searcher=Searcher())
+    embed = resources.embed(Context())
+    assert resources.embed(Context()) is embed
+    first = embed(["sentence one", "the whole source"])
+    again = embed(["sentence two", "the whole source"])
+    assert Searcher.embedder.embedded == ["sentence one", "the whole source", "sentence two"]
+    assert (first[1] == again[1]).all()

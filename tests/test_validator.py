@@ -560,10 +560,14 @@ def test_clean_refusal_passes_without_triggers() -> None:
 def test_refusal_despite_strong_evidence() -> None:
     assert refusal_despite_strong_evidence(ASSIGN_QUESTION, [UNRELATED, ASSIGN])
     assert not refusal_despite_strong_evidence(ASSIGN_QUESTION, [UNRELATED])
-    result = validate_answer(REFUSAL, [UNRELATED, ASSIGN], ASSIGN_QUESTION)
+    challenging = ValidationSettings(challenge_refusals=True)
+    result = validate_answer(REFUSAL, [UNRELATED, ASSIGN], ASSIGN_QUESTION, challenging)
     assert result.is_refusal and not result.passed
     assert result.triggers == ["refusal_despite_strong_evidence"]
     assert "[2]" in result.feedback[0]
+    # Off by default: the refusal stands.
+    default = validate_answer(REFUSAL, [UNRELATED, ASSIGN], ASSIGN_QUESTION)
+    assert default.is_refusal and default.passed and default.triggers == []
 
 
 def test_refusal_rule_respects_retrieval_scores_and_short_questions() -> None:

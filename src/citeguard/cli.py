@@ -154,6 +154,13 @@ def build_parser() -> argparse.ArgumentParser:
         "else; ~0.5 s per answer; default on)",
     )
     p.add_argument(
+        "--challenge-refusals",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="regenerate once when the model refuses although a source holds most of the "
+        "question's key terms (default off: the bundled model refused again every time)",
+    )
+    p.add_argument(
         "--no-opening-source",
         action="store_true",
         help="do not add the document's opening as a source for date and party questions",
@@ -306,6 +313,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         settings["judge_evidence_words"] = args.judge_evidence_words
     if args.relevance_check is not None:
         settings["relevance_check"] = args.relevance_check
+    if args.challenge_refusals is not None:
+        settings["challenge_refusals"] = args.challenge_refusals
     result = answer(args.question, index=args.index, docs=args.doc, **settings)
     if args.json:
         print(json.dumps(result, indent=2))

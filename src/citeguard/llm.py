@@ -199,19 +199,16 @@ _LOAD_LOCK = threading.Lock()
 # Threads for llama.cpp (default: all CPUs). On a machine shared with other busy processes,
 # 1 can be several times faster: llama.cpp's threads spin at barriers waiting for each other.
 THREADS_ENV_VAR = "CITEGUARD_LLAMA_THREADS"
-# Set to "1" to let llama.cpp repack weights into extra buffer types (AMX and friends).
-EXTRA_BUFFERS_ENV_VAR = "CITEGUARD_LLAMA_EXTRA_BUFFERS"
 
 
 @contextlib.contextmanager
 def _extra_buffer_types(enabled: bool) -> Iterator[None]:
-    """Load models with llama.cpp's "extra buffer types" (weight repacking) on or off.
+    """Load models with llama.cpp's "extra buffer types" (AMX, weight repacking) on or off.
 
-    On CPUs with AMX, llama.cpp repacks weights into AMX buffers, and on virtual machines
-    that do not grant the AMX tile state (seen on this project's Firecracker VMs) the first
-    decode dies with a general protection fault, killing the whole process. ``Llama`` has no
-    argument for it, so the default model parameters are wrapped while the model loads
-    (callers hold ``_LOAD_LOCK``).
+    Whether AMX is safe is decided by :func:`citeguard.amx.extra_buffers_enabled`: where it
+    is not, the first matrix product kills the whole process. ``Llama`` has no argument for
+    it, so the default model parameters are wrapped while the model loads (callers hold
+    ``_LOAD_LOCK``).
     """
     import llama_cpp.llama as llama_module
 
@@ -320,11 +317,11 @@ class KVSnapshots:
 
 
 @functools.lru_cache(maxsize=2)
-def _load_llama(path: str, n_ctx: int) -> Any:
+def _load_llama(path: str, n_ctx: int, extra_buffers: bool = False) -> Any:
     llama_cpp = _import_llama_cpp()
     started = time.perf_counter()
     threads = int(os.environ.get(THREADS_ENV_VAR) or os.cpu_count() or 1)
-    with _extra_buffer_types(os.environ.get(EXTRA_BUFFERS_ENV_VAR) == "1"):
+    with _extra_buffer_types(extra_buffers):
         llama = llama_cpp.Llama(
             model_path=path,
             n_ctx=n_ctx,
@@ -347,7 +344,12 @@ def _load_llama(path: str, n_ctx: int) -> Any:
     # Free the model before interpreter teardown: llama_cpp's own finalizer can run after
     # its C bindings are gone and print a spurious TypeError at exit.
     atexit.register(llama.close)
-    logger.info("loaded %s in %.1f s", Path(path).name, time.perf_counter() - started)
+    logger.info(
+        "loaded %s in %.1f s%s",
+        Path(path).name,
+        time.perf_counter() - started,
+        " (AMX on)" if extra_buffers else "",
+    )
     return llama
 
 
@@ -357,9 +359,106 @@ def get_local_llama(model_path: str | Path | None = None, n_ctx: int = DEFAULT_N
     Loaded on first use and cached per (path, n_ctx); every chat model and judge call made
     through this module shares it.
     """
-    path = str(resolve_gguf_path(model_path).resolve())
+    path, extra_buffers = _runtime_choice(model_path)
     with _LOAD_LOCK:
-        return _load_llama(path, n_ctx)
+        return _load_llama(str(path), n_ctx, extra_buffers)
+
+
+def _runtime_choice(model_path: str | Path | None) -> tuple[Path, bool]:
+    """The GGUF to load and whether to load it with AMX (see :mod:`citeguard.amx`).
+
+    With AMX, the bundled model is loaded as its Q8_0 copy (:func:`ensure_q8_0_copy`): the
+    tiles multiply Q8_0 weights faster than Q4_K ones, while without AMX Q8_0 is about twice
+    as slow. A model the user names is loaded as it is.
+    """
+    from citeguard.amx import EXTRA_BUFFERS_ENV_VAR
+
+    return _cached_runtime_choice(
+        str(model_path) if model_path else None,
+        os.environ.get(GGUF_ENV_VAR),
+        os.environ.get(EXTRA_BUFFERS_ENV_VAR),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_runtime_choice(
+    model_path: str | None, gguf_setting: str | None, extra_buffers_setting: str | None
+) -> tuple[Path, bool]:
+    # Keyed by the settings it reads, so that a changed environment is seen; decided once
+    # per process otherwise (the decision reads /proc/cpuinfo and hashes llama.cpp's files).
+    from citeguard.amx import extra_buffers_enabled
+
+    path = resolve_gguf_path(model_path).resolve()
+    with _LOAD_LOCK:
+        extra_buffers = extra_buffers_enabled(path)
+        if extra_buffers and not (model_path or gguf_setting):
+            path = ensure_q8_0_copy(path)
+    return path, extra_buffers
+
+
+def model_runtime(model_path: str | Path | None = None) -> dict[str, Any]:
+    """Which model file and kernels :func:`get_local_llama` uses here, for run records."""
+    path, extra_buffers = _runtime_choice(model_path)
+    return {"model_file": path.name, "amx": extra_buffers}
+
+
+def ensure_q8_0_copy(source: Path, progress: bool = True) -> Path:
+    """A Q8_0 copy of ``source`` beside it, made once with llama.cpp's quantizer (~15 s).
+
+    Requantizing Q4_K_M weights to 8 bits keeps their values to within ~1/250 of each block's
+    largest weight, far below the 4-bit steps they already sit on. The copy is written to a
+    temporary file and renamed into place, so an interrupted run never leaves a partial file.
+    """
+    target = source.with_name(source.stem + ".q8_0.gguf")
+    if target.is_file() and target.stat().st_size > 0:
+        return target
+    llama_cpp = _import_llama_cpp()
+    from citeguard.waiting import run_with_elapsed
+
+    logger.info("writing a Q8_0 copy of %s for AMX (once, ~15 s)", source.name)
+    started = time.perf_counter()
+    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".partial", dir=target.parent)
+    os.close(fd)
+    # llama.cpp's quantizer logs one line per tensor through llama-cpp-python's logger.
+    llama_logger = logging.getLogger("llama-cpp-python")
+    level = llama_logger.level
+    llama_logger.setLevel(logging.ERROR)
+    try:
+        params = llama_cpp.llama_model_quantize_default_params()
+        params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
+        params.allow_requantize = True
+        params.nthread = os.cpu_count() or 1
+        failed = run_with_elapsed(
+            lambda: llama_cpp.llama_model_quantize(
+                str(source).encode(), tmp_name.encode(), ctypes.byref(params)
+            ),
+            f"writing {target.name} for this CPU's AMX units (once)",
+            show=progress,
+        )
+        if failed:
+            raise ModelUnavailableError(f"llama.cpp could not write a Q8_0 copy of {source}")
+        Path(tmp_name).chmod(0o644)
+        os.replace(tmp_name, target)
+    finally:
+        llama_logger.setLevel(level)
+        Path(tmp_name).unlink(missing_ok=True)
+    logger.info("wrote %s in %.1f s", target.name, time.perf_counter() - started)
+    return target
+
+
+def run_amx_probe(model_path: str) -> None:
+    """Body of :func:`citeguard.amx.probe_in_child`: load with AMX and run a 64-token prompt
+    (products of many rows use the tiles) and one decoding step. Meant for a child process:
+    where AMX is unusable this dies with a fault."""
+    llama_cpp = _import_llama_cpp()
+    with _extra_buffer_types(True):
+        llama = llama_cpp.Llama(
+            model_path=model_path, n_ctx=256, n_threads=1, logits_all=False, verbose=False
+        )
+    tokens = llama.tokenize(b" The tenant pays the rent on the first day of each month." * 8)
+    llama.eval(tokens[:64])
+    llama.eval([int(llama.token_eos())])
+    llama.close()
 
 
 def _lock_for(llama: Any) -> threading.Lock:

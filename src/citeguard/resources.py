@@ -17,6 +17,7 @@ import numpy as np
 from langchain_core.runnables.config import var_child_runnable_config
 
 from citeguard.context import Context
+from citeguard.embedding_cache import CachedEmbed
 from citeguard.errors import ModelUnavailableError
 from citeguard.validation.validator import JudgeFn, RelevanceFn
 
@@ -52,6 +53,7 @@ class Resources:
         self._lock = threading.Lock()
         self._searchers: dict[tuple[str, str], tuple[int, Any]] = {}
         self._chat_models: dict[str, Any] = {}
+        self._cached_embeds: dict[int, tuple[Any, CachedEmbed]] = {}
 
     # -- retrieval -------------------------------------------------------------------
     def searcher(self, ctx: Context) -> Any:
@@ -75,7 +77,15 @@ class Resources:
         if self._embed is not None:
             return self._embed
         # The index's own query embedder: one model in memory, and the same vector space.
-        return self.searcher(ctx).embedder.embed_documents
+        # Remembered per embedder: a regeneration, and the next question about the same
+        # document, validate against the same sources.
+        embedder = self.searcher(ctx).embedder
+        with self._lock:
+            cached = self._cached_embeds.get(id(embedder))
+            if cached is None or cached[0] is not embedder:
+                cached = (embedder, CachedEmbed(embedder.embed_documents))
+                self._cached_embeds[id(embedder)] = cached
+            return cached[1]
 
     def stored_sentence_vectors(self, ctx: Context) -> StoredVectors | None:
         """The index's sentence vectors by chunk id (None when they cannot be used).

@@ -129,6 +129,13 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
         f"({'on' if defaults.relevance_check else 'off'})",
     )
     s.add_argument(
+        "--challenge-refusals",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="regenerate once when the model refuses although a source holds most of the "
+        f"question's key terms ({'on' if defaults.challenge_refusals else 'off'})",
+    )
+    s.add_argument(
         "--opening-source",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -198,6 +205,7 @@ def config_from_args(args: argparse.Namespace) -> EvalConfig:
         source_words=args.source_words,
         judge_evidence_words=args.judge_evidence_words,
         relevance_check=args.relevance_check,
+        challenge_refusals=args.challenge_refusals,
         embedding_model=args.embedding_model,
     )
     suffix = args.docs_suffix

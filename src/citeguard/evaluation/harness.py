@@ -34,7 +34,7 @@ from citeguard.evaluation.metrics import (
     summarize,
 )
 from citeguard.ingest.chunking import ChunkSettings
-from citeguard.llm import GGUF_ENV_VAR
+from citeguard.llm import GGUF_ENV_VAR, model_runtime
 from citeguard.model_work import MODEL_WORK
 from citeguard.models import DEFAULT_EMBEDDING_MODEL, Embedder
 from citeguard.resources import Resources, default_resources
@@ -195,8 +195,15 @@ def prepare_index(
 # --------------------------------------------------------------------------- results file
 
 
-def run_settings(config: EvalConfig, index: dict[str, Any]) -> dict[str, Any]:
-    """The settings that decide results; their hash marks every results line."""
+def run_settings(
+    config: EvalConfig, index: dict[str, Any], runtime: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The settings that decide results; their hash marks every results line.
+
+    ``runtime`` is the local model's file and kernels (:func:`citeguard.llm.model_runtime`)
+    when the run uses it: the AMX path loads a Q8_0 copy, whose near ties can fall the other
+    way, so its results are not the plain path's.
+    """
     context = dataclasses.asdict(config.context)
     context.pop("index_dir", None)  # where the index lives does not change results
     context["embedding_model"] = index["embedding_model"]
@@ -213,6 +220,8 @@ def run_settings(config: EvalConfig, index: dict[str, Any]) -> dict[str, Any]:
     gguf = os.environ.get(GGUF_ENV_VAR)
     if gguf and config.context.model == "local":
         settings["gguf"] = str(Path(gguf).resolve())
+    if runtime is not None:
+        settings["local_model"] = runtime
     return settings
 
 
@@ -431,7 +440,10 @@ def run_evaluation(
         embedder,
         progress,
     )
-    settings = run_settings(config, index_info)
+    uses_local_model = config.context.model == "local" and (
+        (resources is None and chat_model is None) or (config.judge and judge is None)
+    )
+    settings = run_settings(config, index_info, model_runtime() if uses_local_model else None)
     settings_key = _short_hash(settings)
     results_path = out / RESULTS_FILE
     done = read_results(

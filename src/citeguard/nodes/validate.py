@@ -50,6 +50,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
             judge_threshold=ctx.judge_threshold,
             judge_evidence_words=ctx.judge_evidence_words,
             relevance_check=ctx.relevance_check,
+            challenge_refusals=ctx.challenge_refusals,
         )
         ref = state.get("candidate_ref")
         result = validate_answer(

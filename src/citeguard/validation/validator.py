@@ -54,8 +54,9 @@ Levels (each includes the one before):
 Placeholders ("[date]", "[n]") fail at every level. Thresholds are compared with ``>=``
 (a score exactly at the threshold passes).
 
-A refusal is detected with :func:`citeguard.validation.refusal.is_refusal` and checked
-with :func:`refusal_despite_strong_evidence`.
+A refusal is detected with :func:`citeguard.validation.refusal.is_refusal`; with
+``challenge_refusals`` on, it fails when :func:`refusal_despite_strong_evidence` finds a
+source that plainly covers the question.
 """
 
 from __future__ import annotations
@@ -178,9 +179,15 @@ class ValidationSettings:
     dev, 100 words let through 4 answers that the whole-source judge rejects."""
     relevance_check: bool = True
     """Judge: also require a cited source that answers the question (module docstring)."""
+    challenge_refusals: bool = False
+    """Fail a refusal when a source plainly covers the question (see
+    ``refusal_question_coverage``), so that the graph regenerates with feedback naming that
+    source. Off by default: with the bundled 1.5B model, 55 of 55 such regenerations on CUAD
+    dev refused again, at ~1.2 s each (docs/results.md, session 10)."""
     refusal_question_coverage: float = 0.6
-    """A refusal is challenged when one source holds at least this share of the question's
-    content words (see :func:`refusal_despite_strong_evidence`)."""
+    """With ``challenge_refusals``: a refusal is challenged when one source holds at least
+    this share of the question's content words (see
+    :func:`refusal_despite_strong_evidence`)."""
 
     def __post_init__(self) -> None:
         if self.level not in ("paper", "strict", "judge"):
@@ -736,7 +743,7 @@ def validate_answer(
                       "reply with the refusal sentence alone."],
         )  # fmt: skip
     if is_refusal(answer):
-        fired = refusal_despite_strong_evidence(
+        fired = settings.challenge_refusals and refusal_despite_strong_evidence(
             question, sources, coverage_threshold=settings.refusal_question_coverage
         )
         feedback = []
