@@ -156,6 +156,19 @@ def test_a_model_the_user_names_is_loaded_as_it_is(
     llm._cached_runtime_choice.cache_clear()
 
 
+def test_a_failed_copy_falls_back_to_the_bundled_weights(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    choose, _ = runtime_choice_with(monkeypatch, tmp_path, amx_on=True)
+
+    def disk_full(source: Path) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(llm, "ensure_q8_0_copy", disk_full)
+    assert choose(None) == ((tmp_path / "bundled.gguf").resolve(), True)
+    llm._cached_runtime_choice.cache_clear()
+
+
 def test_without_amx_the_bundled_model_is_not_copied(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -200,3 +213,15 @@ def test_run_with_elapsed_returns_the_result_and_reraises_failures() -> None:
 
     with pytest.raises(ValueError, match="no such tensor"):
         run_with_elapsed(broken, "breaking")
+
+
+def test_a_failed_quantization_leaves_no_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    llama_cpp = pytest.importorskip("llama_cpp")
+    source = tmp_path / "model.gguf"
+    source.write_bytes(b"not really a model")
+    monkeypatch.setattr(llama_cpp, "llama_model_quantize", lambda *args: 1)
+    with pytest.raises(llm.ModelUnavailableError, match="Q8_0 copy"):
+        llm.ensure_q8_0_copy(source, progress=False)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["model.gguf"]

@@ -392,7 +392,12 @@ def _cached_runtime_choice(
     with _LOAD_LOCK:
         extra_buffers = extra_buffers_enabled(path)
         if extra_buffers and not (model_path or gguf_setting):
-            path = ensure_q8_0_copy(path)
+            try:
+                path = ensure_q8_0_copy(path)
+            except (OSError, ModelUnavailableError) as exc:
+                # A full disk must not stop answering: AMX still runs the Q4_K_M weights,
+                # only ~20% slower than the copy.
+                logger.warning("no Q8_0 copy of %s (%s); loading it as it is", path.name, exc)
     return path, extra_buffers
 
 
