@@ -32,9 +32,10 @@ import logging
 import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from citeguard.atomic_files import write_json_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -101,15 +102,9 @@ def _read_verdicts(path: Path) -> dict[str, bool]:
 def _write_verdict(path: Path, fingerprint: str, usable: bool) -> None:
     verdicts = _read_verdicts(path)
     verdicts[fingerprint] = usable
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(verdicts, out, indent=1, sort_keys=True)
-        Path(tmp_name).chmod(0o644)  # mkstemp makes 0600; the cache may be shared
-        os.replace(tmp_name, path)
+        write_json_atomic(path, verdicts)
     except OSError:
-        Path(tmp_name).unlink(missing_ok=True)
         logger.warning("could not store the AMX verdict in %s", path)
 
 

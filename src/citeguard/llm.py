@@ -27,7 +27,6 @@ import importlib
 import logging
 import math
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -47,6 +46,7 @@ from langchain_core.messages import (
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict
 
+from citeguard.atomic_files import replaced_on_success
 from citeguard.errors import ModelUnavailableError
 from citeguard.lookup_decoding import DecodeOutcome, greedy_decode
 from citeguard.model_work import MODEL_WORK
@@ -105,14 +105,11 @@ def assemble_gguf(
     """
     from tqdm.auto import tqdm
 
-    target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     written = 0
-    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".partial", dir=target.parent)
-    tmp = Path(tmp_name)
-    try:
+    with replaced_on_success(target) as tmp:
         with (
-            os.fdopen(fd, "wb") as out,
+            tmp.open("wb") as out,
             tqdm(
                 total=expected_size,
                 unit="B",
@@ -134,10 +131,6 @@ def assemble_gguf(
                 f"expected {expected_size} bytes, sha256 {expected_sha256}): reinstall with "
                 f"{INSTALL_HINT} --force-reinstall"
             )
-        tmp.chmod(0o644)  # mkstemp creates 0600; the cache may be shared by other users
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
     return target
 
 
@@ -422,31 +415,27 @@ def ensure_q8_0_copy(source: Path, progress: bool = True) -> Path:
 
     logger.info("writing a Q8_0 copy of %s for AMX (once, ~15 s)", source.name)
     started = time.perf_counter()
-    fd, tmp_name = tempfile.mkstemp(prefix=target.name + ".", suffix=".partial", dir=target.parent)
-    os.close(fd)
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
+    params.allow_requantize = True
+    params.nthread = os.cpu_count() or 1
     # llama.cpp's quantizer logs one line per tensor through llama-cpp-python's logger.
     llama_logger = logging.getLogger("llama-cpp-python")
     level = llama_logger.level
     llama_logger.setLevel(logging.ERROR)
     try:
-        params = llama_cpp.llama_model_quantize_default_params()
-        params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
-        params.allow_requantize = True
-        params.nthread = os.cpu_count() or 1
-        failed = run_with_elapsed(
-            lambda: llama_cpp.llama_model_quantize(
-                str(source).encode(), tmp_name.encode(), ctypes.byref(params)
-            ),
-            f"writing {target.name} for this CPU's AMX units (once)",
-            show=progress,
-        )
-        if failed:
-            raise ModelUnavailableError(f"llama.cpp could not write a Q8_0 copy of {source}")
-        Path(tmp_name).chmod(0o644)
-        os.replace(tmp_name, target)
+        with replaced_on_success(target) as tmp:
+            failed = run_with_elapsed(
+                lambda: llama_cpp.llama_model_quantize(
+                    str(source).encode(), str(tmp).encode(), ctypes.byref(params)
+                ),
+                f"writing {target.name} for this CPU's AMX units (once)",
+                show=progress,
+            )
+            if failed:
+                raise ModelUnavailableError(f"llama.cpp could not write a Q8_0 copy of {source}")
     finally:
         llama_logger.setLevel(level)
-        Path(tmp_name).unlink(missing_ok=True)
     logger.info("wrote %s in %.1f s", target.name, time.perf_counter() - started)
     return target
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citeguard.evaluation.harness import EvalConfig, EvalRun, run_evaluation, write_json_atomic
+from citeguard.atomic_files import write_json_atomic
+from citeguard.evaluation.harness import EvalConfig, EvalRun, run_evaluation
 from citeguard.evaluation.report import render_ablation_report, write_chart
 from citeguard.ingest.chunking import ChunkSettings
 from citeguard.models import DEFAULT_EMBEDDING_MODEL, MPNET_EMBEDDING_MODEL

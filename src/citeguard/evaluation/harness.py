@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from citeguard.atomic_files import write_json_atomic
 from citeguard.context import Context
 from citeguard.errors import CiteGuardError, IndexStoreError, ModelUnavailableError
 from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
@@ -293,12 +294,6 @@ def append_result(path: Path, record: dict[str, Any]) -> None:
         fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         fh.flush()
         os.fsync(fh.fileno())
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
 
 
 # --------------------------------------------------------------------------- running
