@@ -81,9 +81,12 @@ def run_with_relevance(
     return result, resources, asked
 
 
+GOOD_REWORDED = "The monthly rent of $1,250 is due on the first day of each month [1]."
+
+
 def test_answer_whose_source_does_not_answer_the_question_regenerates_then_accepts() -> None:
-    result, resources, asked = run_with_relevance([GOOD, GOOD], scores=[0.2, 0.8])
-    assert result["status"] == "answered" and result["answer"] == GOOD
+    result, resources, asked = run_with_relevance([GOOD, GOOD_REWORDED], scores=[0.2, 0.8])
+    assert result["status"] == "answered" and result["answer"] == GOOD_REWORDED
     assert result["validation"]["regenerations"] == 1
     assert [question for question, _ in asked] == [RENT_Q, RENT_Q]
     regen_prompt = str(resources._chat_model.prompts[1])  # type: ignore[union-attr]
@@ -91,12 +94,41 @@ def test_answer_whose_source_does_not_answer_the_question_regenerates_then_accep
 
 
 def test_answer_whose_sources_never_answer_the_question_is_refused() -> None:
-    result, resources, _ = run_with_relevance([GOOD, GOOD], scores=[0.2, 0.3])
+    result, resources, asked = run_with_relevance([GOOD, GOOD_REWORDED], scores=[0.2, 0.3])
     assert result["status"] == "refused"
     assert result["refusal_reason"] == "validation_failed"
     assert result["answer"] == REFUSAL and result["citations"] == []
     assert "$1,250" not in str(result)
-    assert model_calls(resources) == 2
+    assert model_calls(resources) == 2 and len(asked) == 2
+
+
+def test_regeneration_repeating_the_rejected_answer_is_not_checked_again() -> None:
+    # The scripted relevance would pass a second check: the repeat must not get one.
+    result, resources, asked = run_with_relevance([GOOD, GOOD], scores=[0.2, 0.9])
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "validation_failed"
+    assert result["answer"] == REFUSAL and "$1,250" not in str(result)
+    assert result["validation"]["regenerations"] == 1
+    assert model_calls(resources) == 2 and len(asked) == 1
+    assert result["validation"]["triggers"] == ["sources_do_not_answer_question"]
+
+
+def test_repeated_rejection_regenerates_again_when_allowed() -> None:
+    result, resources, asked = run_with_relevance(
+        [GOOD, GOOD, GOOD_REWORDED], scores=[0.2, 0.9], max_regenerations=2
+    )
+    assert result["status"] == "answered" and result["answer"] == GOOD_REWORDED
+    assert result["validation"]["regenerations"] == 2
+    assert model_calls(resources) == 3 and len(asked) == 2
+
+
+def test_refusal_worded_with_another_subject_is_a_model_refusal() -> None:
+    variant = "The agreement does not contain sufficient information to answer this question [1]."
+    result, resources = run([variant, GOOD])
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "model_refused"
+    assert result["answer"] == REFUSAL
+    assert model_calls(resources) == 1
 
 
 def test_relevance_check_is_on_by_default_and_can_be_turned_off() -> None:

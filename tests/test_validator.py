@@ -533,6 +533,8 @@ def test_invalid_settings_are_rejected() -> None:
         f'"{REFUSAL}"',
         f"{REFUSAL} [1]",
         f"{REFUSAL[:-1]} [2].",
+        "The agreement does not contain sufficient information to answer this question [3].",
+        "The provided sources do not contain enough information to answer the question.",
     ],
 )
 def test_refusal_variants_are_detected(text: str) -> None:
@@ -544,6 +546,9 @@ def test_refusal_variants_are_detected(text: str) -> None:
     [
         "Sorry, the document does not contain sufficient information to answer this question.",
         "The document does not contain the rent amount.",
+        "The lease does not contain sufficient information to answer this question about pets.",
+        "The agreement does not contain sufficient information on the renewal term [2].",
+        "Yes, the document does not contain sufficient information to answer this question.",
         f"{REFUSAL} However, the rent is $1,200 [1].",
         "",
     ],

@@ -36,8 +36,14 @@ def make_regenerate(resources: Resources) -> Any:
             feedback=feedback,
         )
         drafts.discard(state.get("candidate_ref"))
+        new_draft: dict[str, Any] = {"candidate": generated.candidate}
+        if generated.candidate.strip() == str(draft.get("candidate", "")).strip():
+            # The model ignored the feedback and wrote the rejected text again (greedy
+            # decoding often does): validate reuses the rejection instead of checking it
+            # again, which at the judge level costs seconds.
+            new_draft["rejected_verdict"] = draft.get("verdict")
         return {
-            "candidate_ref": drafts.put(candidate=generated.candidate),
+            "candidate_ref": drafts.put(**new_draft),
             "selected_ids": generated.selected_ids,
             "attempts": state.get("attempts", 0) + 1,
             "regenerations": state.get("regenerations", 0) + 1,

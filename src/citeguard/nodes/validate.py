@@ -53,23 +53,33 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
             challenge_refusals=ctx.challenge_refusals,
         )
         ref = state.get("candidate_ref")
-        result = validate_answer(
-            drafts.get(ref).get("candidate", ""),
-            [item["text"] for item in evidence],
-            state["question"],
-            settings,
-            embed=resources.embed(ctx),
-            judge=resources.judge(ctx),
-            relevance=resources.relevance(ctx),
-        )
-        verdict = result.to_json()
+        draft = drafts.get(ref)
+        repeated = draft.get("rejected_verdict")
+        if repeated is not None and not repeated.get("passed") and not unchecked:
+            # A regeneration that repeats the rejected candidate word for word: the checks
+            # see the same text, sources and question, so they would reject it again. Only
+            # a failing verdict is ever reused, so this can lead to a refusal or another
+            # regeneration, never to a delivered answer.
+            result = None
+            verdict = dict(repeated)
+        else:
+            result = validate_answer(
+                draft.get("candidate", ""),
+                [item["text"] for item in evidence],
+                state["question"],
+                settings,
+                embed=resources.embed(ctx),
+                judge=resources.judge(ctx),
+                relevance=resources.relevance(ctx),
+            )
+            verdict = result.to_json()
         if unchecked:
             verdict.update(level="off", passed=True, triggers=[])
         update: dict[str, Any] = {
             "last_validation": redact_verdict(verdict),
             "timings": add_timing(state, "validation", time.perf_counter() - started),
         }
-        if verdict["passed"] and not verdict["is_refusal"]:
+        if result is not None and verdict["passed"] and not verdict["is_refusal"]:
             drafts.discard(ref)
             sentences = verdict["sentences"]
             citations = build_citations(sentences, evidence, state.get("selected_ids"))
@@ -94,7 +104,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
                         }
                     )
         else:
-            drafts.update(ref or "", feedback=verdict.get("feedback", ""))
+            drafts.update(ref or "", feedback=verdict.get("feedback", ""), verdict=verdict)
         return update
 
     return validate
