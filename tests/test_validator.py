@@ -22,6 +22,7 @@ from citeguard.validation.refusal import REFUSAL, is_refusal
 from citeguard.validation.validator import (
     ValidationSettings,
     refusal_despite_strong_evidence,
+    rejected_by_reproducible_checks,
     validate_answer,
 )
 
@@ -697,3 +698,34 @@ def test_validate_answer_on_marker_soup(pieces: list[str]) -> None:
             verdict.citation_valid
             and not [r for r in verdict.reasons if r != "better_source_available"]
         )
+
+
+# --- which rejections repeat ---------------------------------------------------------
+
+
+def test_rejections_by_deterministic_checks_are_reproducible() -> None:
+    lexical = validate_answer("The Tenant must mow the lawn every Sunday [1].", [RENT], QUESTION)
+    assert not lexical.passed and rejected_by_reproducible_checks(lexical.to_json())
+    invalid = validate_answer("The Tenant has thirty (30) days to pay [9].", [RENT], QUESTION)
+    assert not invalid.passed and rejected_by_reproducible_checks(invalid.to_json())
+
+
+def test_rejections_by_the_model_judges_alone_are_not_reproducible() -> None:
+    answer = "The Tenant has thirty (30) days of the invoice to pay the rent [1]."
+    judged = validate_answer(
+        answer, [RENT], QUESTION, ValidationSettings(level="judge"), judge=lambda c, e: 0.1
+    )
+    assert not judged.passed and "judge_unsupported" in judged.sentences[0].reasons
+    assert not rejected_by_reproducible_checks(judged.to_json())
+    off_topic = validate_answer(
+        answer,
+        [RENT],
+        QUESTION,
+        ValidationSettings(level="judge"),
+        judge=lambda c, e: 0.9,
+        relevance=lambda q, e: 0.1,
+    )
+    assert off_topic.triggers == ["sources_do_not_answer_question"]
+    assert not rejected_by_reproducible_checks(off_topic.to_json())
+    accepted = validate_answer(answer, [RENT], QUESTION, PAPER)
+    assert accepted.passed and not rejected_by_reproducible_checks(accepted.to_json())

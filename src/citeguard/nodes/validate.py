@@ -18,7 +18,12 @@ from citeguard.nodes.generate import add_timing
 from citeguard.nodes.retrieve import UNVALIDATED_REJECTED
 from citeguard.resources import Resources
 from citeguard.state import State
-from citeguard.validation.validator import ValidationLevel, ValidationSettings, validate_answer
+from citeguard.validation.validator import (
+    ValidationLevel,
+    ValidationSettings,
+    rejected_by_reproducible_checks,
+    validate_answer,
+)
 
 
 def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
@@ -55,11 +60,11 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
         ref = state.get("candidate_ref")
         draft = drafts.get(ref)
         repeated = draft.get("rejected_verdict")
-        if repeated is not None and not repeated.get("passed") and not unchecked:
-            # A regeneration that repeats the rejected candidate word for word: the checks
-            # see the same text, sources and question, so they would reject it again. Only
-            # a failing verdict is ever reused, so this can lead to a refusal or another
-            # regeneration, never to a delivered answer.
+        if repeated is not None and rejected_by_reproducible_checks(repeated) and not unchecked:
+            # A regeneration that repeats the rejected candidate word for word, rejected by
+            # deterministic checks: they see the same text, sources and question, so they
+            # would reject it again. Only a failing verdict is ever reused, so this leads
+            # to a refusal or another regeneration, never to a delivered answer.
             result = None
             verdict = dict(repeated)
         else:

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -688,6 +688,32 @@ def _rewrite_markers(sentence: str, to_sources: Sequence[int], k: int) -> str:
         cursor = marker.end
     pieces.append(sentence[cursor:])
     return "".join(pieces)
+
+
+_REPRODUCIBLE_TRIGGERS = frozenset(
+    {"invalid_citation", "malformed_citation", "empty_answer", "refusal_despite_strong_evidence"}
+)
+_MODEL_JUDGED_REASONS = frozenset({"judge_unsupported"}) | INFORMATIONAL_REASONS
+
+
+def rejected_by_reproducible_checks(verdict: Mapping[str, Any]) -> bool:
+    """Whether a failed verdict (``ValidationResult.to_json()``) is sure to fail again for
+    the same answer, sources and question.
+
+    The citation, lexical, semantic and rule checks are deterministic. The judge and the
+    relevance check are not quite: their P(Yes) comes from the local model's logits, which
+    move in the last digits with how much of the prompt its KV cache already held (one
+    answer scored 0.48 and then 0.50 against the same source). A rejection that rests only
+    on them may not repeat.
+    """
+    if verdict.get("passed"):
+        return False
+    if set(verdict.get("triggers", [])) & _REPRODUCIBLE_TRIGGERS:
+        return True
+    return any(
+        set(sentence.get("reasons", [])) - _MODEL_JUDGED_REASONS
+        for sentence in verdict.get("sentences", [])
+    )
 
 
 def validate_answer(
