@@ -130,6 +130,7 @@ def runtime_choice_with(
     monkeypatch.setattr(llm, "ensure_local_gguf", lambda progress=True: bundled)
     monkeypatch.setattr(llm, "ensure_q8_0_copy", fake_copy)
     monkeypatch.setattr(amx, "extra_buffers_enabled", lambda path: amx_on)
+    monkeypatch.setattr(amx, "cpu_flags", lambda: frozenset({"avx2", *amx.AMX_FLAGS}))
     llm._cached_runtime_choice.cache_clear()
     return functools.partial(llm._runtime_choice), copies
 
@@ -175,6 +176,17 @@ def test_without_amx_the_bundled_model_is_not_copied(
     choose, copies = runtime_choice_with(monkeypatch, tmp_path, amx_on=False)
     assert choose(None) == ((tmp_path / "bundled.gguf").resolve(), False)
     assert copies == []
+    llm._cached_runtime_choice.cache_clear()
+
+
+def test_extra_buffers_forced_on_without_amx_keep_the_bundled_weights(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    choose, copies = runtime_choice_with(monkeypatch, tmp_path, amx_on=True)
+    monkeypatch.setattr(amx, "cpu_flags", lambda: frozenset({"avx2", "avx512f"}))
+    assert choose(None) == ((tmp_path / "bundled.gguf").resolve(), True)
+    assert copies == []
+    assert llm.model_runtime() == {"model_file": "bundled.gguf", "amx": False}
     llm._cached_runtime_choice.cache_clear()
 
 

@@ -379,12 +379,16 @@ def _cached_runtime_choice(
 ) -> tuple[Path, bool]:
     # Keyed by the settings it reads, so that a changed environment is seen; decided once
     # per process otherwise (the decision reads /proc/cpuinfo and hashes llama.cpp's files).
-    from citeguard.amx import extra_buffers_enabled
+    from citeguard import amx
 
     path = resolve_gguf_path(model_path).resolve()
     with _LOAD_LOCK:
-        extra_buffers = extra_buffers_enabled(path)
-        if extra_buffers and not (model_path or gguf_setting):
+        extra_buffers = amx.extra_buffers_enabled(path)
+        # Extra buffers forced on (CITEGUARD_LLAMA_EXTRA_BUFFERS=1) where the CPU has no AMX
+        # only repack weights for AVX: Q8_0 is then the slow choice (76 against 134 prompt
+        # tokens/s on an AMD EPYC, docs/benchmarks.md).
+        on_amx = extra_buffers and amx.AMX_FLAGS <= amx.cpu_flags()
+        if on_amx and not (model_path or gguf_setting):
             try:
                 path = ensure_q8_0_copy(path)
             except (OSError, ModelUnavailableError) as exc:
@@ -396,8 +400,12 @@ def _cached_runtime_choice(
 
 def model_runtime(model_path: str | Path | None = None) -> dict[str, Any]:
     """Which model file and kernels :func:`get_local_llama` uses here, for run records."""
+    from citeguard import amx
+
     path, extra_buffers = _runtime_choice(model_path)
-    return {"model_file": path.name, "amx": extra_buffers}
+    on_amx = extra_buffers and amx.AMX_FLAGS <= amx.cpu_flags()
+    # Two keys only: evaluation settings hash this record, and older runs must still match.
+    return {"model_file": path.name, "amx": on_amx}
 
 
 def ensure_q8_0_copy(source: Path, progress: bool = True) -> Path:
