@@ -1,17 +1,17 @@
 """How often the model's trimmed view of its sources still holds the gold answer.
 
     python bench/trim_gold_survival.py evals/RUN/results.jsonl \
-        --questions ../shared/data/cuad-dev/questions.jsonl --index-dir INDEX [--words 120 100 80]
+        --questions ../shared/data/cuad-dev --index-dir INDEX [--words 120 100 80]
 
 The free strategy shows the model each source cut to its ``source_words`` words most related
 to the question (``citeguard.trimming``); validation and citations use the whole source. A
 gold clause cut out of the view cannot be answered from, however good the model. For every
 answerable question of an evaluation run, this re-trims the sources the run retrieved (no
-model call) and counts the questions where one source holds at least ``--min-share`` of the
-gold span's words: in the whole sources, and in the view at each ``--words`` budget. It
-also counts the view's words per question (all questions). The index gives the embedder and
-the stored sentence vectors, as in the graph. Results go to
-``bench/results/trim_gold_survival.json``.
+model call) and counts the questions where a gold span overlaps one source by the
+evaluation's own hit@k rule (``citeguard.evaluation.metrics.span_hit``): in the whole
+sources, and in the view at each ``--words`` budget. It also counts the view's words per
+question (all questions). The index gives the embedder and the stored sentence vectors, as
+in the graph. Results go to ``bench/results/trim_gold_survival.json``.
 """
 
 from __future__ import annotations
@@ -24,43 +24,31 @@ from typing import Any
 RESULTS = Path(__file__).resolve().parent / "results" / "trim_gold_survival.json"
 
 
-def _share(gold: str, texts: list[str]) -> float:
-    from citeguard.validation.grounding import token_set
-
-    words = token_set(gold)
-    if not words:
-        return 0.0
-    return max((len(words & token_set(text)) / len(words) for text in texts), default=0.0)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", type=Path, help="an evaluation's results.jsonl")
-    parser.add_argument("--questions", type=Path, required=True, help="the dataset's questions")
+    parser.add_argument(
+        "--questions", type=Path, required=True, help="the dataset (folder or questions.jsonl)"
+    )
     parser.add_argument("--index-dir", required=True, help="the index the run searched")
     parser.add_argument("--words", type=int, nargs="+", default=[120, 100, 80])
-    parser.add_argument("--min-share", type=float, default=0.6)
     args = parser.parse_args()
 
     from citeguard.context import Context
+    from citeguard.evaluation.dataset import load_questions
+    from citeguard.evaluation.metrics import span_hit, span_texts
     from citeguard.resources import Resources
     from citeguard.trimming import trim_sources
 
-    questions = {
-        row["id"]: row
-        for row in (json.loads(line) for line in args.questions.read_text().splitlines() if line)
-    }
+    questions = {question.id: question for question in load_questions(args.questions)}
     records = [json.loads(line) for line in args.results.read_text().splitlines() if line]
     ctx = Context(index_dir=args.index_dir)
     resources = Resources()
     embed, stored = resources.embed(ctx), resources.stored_sentence_vectors(ctx)
 
     answerable = [r for r in records if r["answerable"] and r["id"] in questions]
-    gold = {r["id"]: " ".join(s["text"] for s in questions[r["id"]]["gold_spans"]) for r in records}
-    whole = sum(
-        _share(gold[r["id"]], [e["text"] for e in r["evidence"]]) >= args.min_share
-        for r in answerable
-    )
+    gold = {r["id"]: span_texts(questions[r["id"]].gold_spans) for r in answerable}
+    whole = sum(span_hit(gold[r["id"]], [e["text"] for e in r["evidence"]]) for r in answerable)
     rows: list[dict[str, Any]] = []
     for budget in args.words:
         kept = 0
@@ -69,7 +57,7 @@ def main() -> None:
             view = trim_sources(record["evidence"], record["question"], embed, budget, stored)
             texts = [str(item["text"]) for item in view]
             words += sum(len(text.split()) for text in texts)
-            if record in answerable and _share(gold[record["id"]], texts) >= args.min_share:
+            if record["id"] in gold and span_hit(gold[record["id"]], texts):
                 kept += 1
         rows.append(
             {
@@ -82,7 +70,6 @@ def main() -> None:
         "results": str(args.results),
         "answerable": len(answerable),
         "gold_in_whole_sources": whole,
-        "min_share": args.min_share,
         "views": rows,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

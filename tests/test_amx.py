@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,14 @@ def library(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def auto_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(amx.EXTRA_BUFFERS_ENV_VAR, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def fresh_runtime_choice() -> Iterator[None]:
+    # The choice is cached per process: no test may see another's (faked) decision.
+    llm._cached_runtime_choice.cache_clear()
+    yield
+    llm._cached_runtime_choice.cache_clear()
 
 
 def decide(library: Path, verdicts: Path, prober: CountingProber, flags=AMX_CPU) -> bool:
@@ -131,7 +140,6 @@ def runtime_choice_with(
     monkeypatch.setattr(llm, "ensure_q8_0_copy", fake_copy)
     monkeypatch.setattr(amx, "extra_buffers_enabled", lambda path: amx_on)
     monkeypatch.setattr(amx, "cpu_flags", lambda: frozenset({"avx2", *amx.AMX_FLAGS}))
-    llm._cached_runtime_choice.cache_clear()
     return functools.partial(llm._runtime_choice), copies
 
 
@@ -143,7 +151,6 @@ def test_with_amx_the_bundled_model_loads_as_its_q8_0_copy(
     assert extra_buffers is True
     assert path.name == "bundled.q8_0.gguf"
     assert copies == [(tmp_path / "bundled.gguf").resolve()]
-    llm._cached_runtime_choice.cache_clear()
 
 
 def test_a_model_the_user_names_is_loaded_as_it_is(
@@ -154,7 +161,6 @@ def test_a_model_the_user_names_is_loaded_as_it_is(
     mine.write_bytes(b"gguf")
     assert choose(mine) == (mine.resolve(), True)
     assert copies == []
-    llm._cached_runtime_choice.cache_clear()
 
 
 def test_a_failed_copy_falls_back_to_the_bundled_weights(
@@ -167,7 +173,6 @@ def test_a_failed_copy_falls_back_to_the_bundled_weights(
 
     monkeypatch.setattr(llm, "ensure_q8_0_copy", disk_full)
     assert choose(None) == ((tmp_path / "bundled.gguf").resolve(), True)
-    llm._cached_runtime_choice.cache_clear()
 
 
 def test_without_amx_the_bundled_model_is_not_copied(
@@ -176,7 +181,6 @@ def test_without_amx_the_bundled_model_is_not_copied(
     choose, copies = runtime_choice_with(monkeypatch, tmp_path, amx_on=False)
     assert choose(None) == ((tmp_path / "bundled.gguf").resolve(), False)
     assert copies == []
-    llm._cached_runtime_choice.cache_clear()
 
 
 def test_extra_buffers_forced_on_without_amx_keep_the_bundled_weights(
@@ -187,7 +191,6 @@ def test_extra_buffers_forced_on_without_amx_keep_the_bundled_weights(
     assert choose(None) == ((tmp_path / "bundled.gguf").resolve(), True)
     assert copies == []
     assert llm.model_runtime() == {"model_file": "bundled.gguf", "amx": False}
-    llm._cached_runtime_choice.cache_clear()
 
 
 @pytest.mark.integration
@@ -198,7 +201,7 @@ def test_the_real_probe_is_safe_and_its_yes_means_working_kernels() -> None:
     except Exception as exc:  # noqa: BLE001 - no weights installed: nothing to probe
         pytest.skip(f"no local model: {exc}")
     verdict = amx.probe_in_child(model)  # may fault in the child; never here
-    if not amx.AMX_FLAGS <= amx.cpu_flags():
+    if not amx.cpu_has_amx():
         # Without AMX the extra buffers only repack weights, which works on any CPU.
         assert verdict is True
     if not verdict:

@@ -60,6 +60,11 @@ def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
     return frozenset()
 
 
+def cpu_has_amx(flags: frozenset[str] | None = None) -> bool:
+    """Whether the CPU's flags (default: read from /proc/cpuinfo) include AMX's units."""
+    return AMX_FLAGS <= (cpu_flags() if flags is None else flags)
+
+
 def llama_library_dir() -> Path | None:
     """Folder of the llama.cpp shared libraries that ``llama_cpp`` will load, found without
     importing it (``LLAMA_CPP_LIB_PATH`` first, as ``llama_cpp`` itself does)."""
@@ -161,7 +166,7 @@ def extra_buffers_enabled(
     if setting in {"0", "off", "false"}:
         return False
     flags = cpu_flags() if flags is None else flags
-    if not AMX_FLAGS <= flags:
+    if not cpu_has_amx(flags):
         return False
     library_dir = llama_library_dir() if library_dir is None else library_dir
     fingerprint = build_fingerprint(library_dir, flags)

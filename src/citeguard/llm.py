@@ -387,8 +387,7 @@ def _cached_runtime_choice(
         # Extra buffers forced on (CITEGUARD_LLAMA_EXTRA_BUFFERS=1) where the CPU has no AMX
         # only repack weights for AVX: Q8_0 is then the slow choice (76 against 134 prompt
         # tokens/s on an AMD EPYC, docs/benchmarks.md).
-        on_amx = extra_buffers and amx.AMX_FLAGS <= amx.cpu_flags()
-        if on_amx and not (model_path or gguf_setting):
+        if extra_buffers and amx.cpu_has_amx() and not (model_path or gguf_setting):
             try:
                 path = ensure_q8_0_copy(path)
             except (OSError, ModelUnavailableError) as exc:
@@ -403,9 +402,8 @@ def model_runtime(model_path: str | Path | None = None) -> dict[str, Any]:
     from citeguard import amx
 
     path, extra_buffers = _runtime_choice(model_path)
-    on_amx = extra_buffers and amx.AMX_FLAGS <= amx.cpu_flags()
     # Two keys only: evaluation settings hash this record, and older runs must still match.
-    return {"model_file": path.name, "amx": on_amx}
+    return {"model_file": path.name, "amx": extra_buffers and amx.cpu_has_amx()}
 
 
 def ensure_q8_0_copy(source: Path, progress: bool = True) -> Path:

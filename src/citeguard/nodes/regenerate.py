@@ -21,7 +21,9 @@ def make_regenerate(resources: Resources) -> Any:
         evidence = state.get("evidence", [])
         verdict = state.get("last_validation", {})
         draft = drafts.get(state.get("candidate_ref"))
-        feedback = draft.get("feedback") or "- The answer did not pass validation."
+        feedback = (draft.get("verdict") or {}).get("feedback") or (
+            "- The answer did not pass validation."
+        )
         if runtime.stream_writer is not None:
             runtime.stream_writer(
                 {"event": "regenerating", "triggers": list(verdict.get("triggers", []))}

@@ -109,7 +109,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
                         }
                     )
         else:
-            drafts.update(ref or "", feedback=verdict.get("feedback", ""), verdict=verdict)
+            drafts.update(ref or "", verdict=verdict)
         return update
 
     return validate
