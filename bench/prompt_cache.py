@@ -11,7 +11,9 @@ speed-up off and then on (the default). ``--toggle``:
   evaluate its whole prompt; on, the fixed prefix (instructions + worked examples) and any
   other shared prefix are evaluated once and reused (KV snapshots);
 - ``lookup``: ``CITEGUARD_LOOKUP_DECODING=0`` decodes one token per forward pass through
-  llama-cpp-python; on, drafts copied from the prompt are checked several tokens per pass.
+  llama-cpp-python; on (the default, "auto"), CiteGuard's own greedy loop, which checks
+  drafts copied from the prompt several tokens per pass where the CPU makes that faster
+  (set ``CITEGUARD_LOOKUP_DECODING=1`` before running to force drafts).
 
 Greedy decoding picks the same tokens either way, up to llama.cpp's floating-point
 differences between a batch of tokens and one token at a time, which can flip a near tie;
@@ -48,7 +50,8 @@ def run_eval(
 ) -> None:
     env = dict(os.environ)
     if speedup_on:
-        env.pop(env_var, None)
+        if env.get(env_var) == "0":
+            env.pop(env_var)  # the default; a value that turns it on (lookup's "1") is kept
     else:
         env[env_var] = "0"
     command = [

@@ -10,6 +10,7 @@ import re
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from citeguard import llm
 from citeguard.errors import ModelUnavailableError
 from citeguard.grammar import REFUSAL_SENTENCE, citation_answer_grammar
+from citeguard.lookup_decoding import MAX_DRAFT_TOKENS
 from citeguard.model_work import MODEL_WORK
 from citeguard.prompts import answer_messages
 from test_grammar import admits
@@ -229,6 +231,54 @@ def test_lookup_decoding_is_the_default_path_for_invoke_and_stream(
     assert not [c for c in fake_llama.calls if "messages" in c], "llama-cpp decoding unused"
 
 
+def test_decoding_guesses_only_where_a_batched_pass_is_cheap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    timed: list[tuple[int, ...]] = []
+    costs = {"intel-amx": [0.040, 0.080], "amd-epyc": [0.043, 0.163]}
+    machine = "intel-amx"
+
+    def fake_time_passes(llama: Any, sizes: Sequence[int]) -> list[float]:
+        timed.append(tuple(sizes))
+        return costs[machine]
+
+    monkeypatch.setattr(llm, "_time_passes", fake_time_passes)
+    monkeypatch.setattr(llm, "_DRAFT_TOKENS", {})
+    monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR, raising=False)
+    first, second = object(), object()
+    assert llm._draft_tokens_for(first) == MAX_DRAFT_TOKENS
+    assert timed == [(1, 1 + MAX_DRAFT_TOKENS)]
+    # Decided once per loaded model, not per call.
+    assert llm._draft_tokens_for(first) == MAX_DRAFT_TOKENS and len(timed) == 1
+    machine = "amd-epyc"
+    assert llm._draft_tokens_for(second) == 0 and len(timed) == 2
+    # "1" forces guessing without timing anything.
+    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "1")
+    assert llm._draft_tokens_for(object()) == MAX_DRAFT_TOKENS and len(timed) == 2
+
+
+def test_timing_passes_leaves_the_context_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Context:
+        n_tokens = 7
+        input_ids = list(range(100, 120))
+
+    evaluated: list[list[int]] = []
+
+    def fake_eval(llama: Any, tokens: list[int]) -> None:
+        evaluated.append(tokens)
+        llama.n_tokens += len(tokens)
+
+    monkeypatch.setattr(llm, "_eval_with_logits", fake_eval)
+    context = Context()
+    seconds = llm._time_passes(context, (1, 5))
+    assert context.n_tokens == 7
+    assert len(seconds) == 2 and all(s >= 0 for s in seconds)
+    # Each size is timed a few times, always after the live context's last token.
+    assert sorted({len(t) for t in evaluated}) == [1, 5]
+    assert len(evaluated) == 2 * llm._CALIBRATION_REPEATS
+    assert {token for tokens in evaluated for token in tokens} == {106}
+
+
 def test_build_chat_model_specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     local = llm.build_chat_model("local")
     assert isinstance(local, llm.LocalLlamaChatModel) and local.model_path is None
@@ -293,6 +343,8 @@ def test_real_model_answers_with_citations_and_judges_support(
     rent = "The monthly rent is $1,450.00, payable on or before the first day of each month."
     deposit = "The Landlord will return the security deposit within 21 days after move-out."
     grammar = citation_answer_grammar(k=2)
+    # Guesses checked several tokens per pass, whether or not they pay on this CPU.
+    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "1")
     work_before = MODEL_WORK.snapshot()
     started = time.perf_counter()
     reply = llm.local_chat_model(max_tokens=60).invoke(
@@ -315,8 +367,8 @@ def test_real_model_answers_with_citations_and_judges_support(
     assert work.decoded_tokens == reply.usage_metadata["output_tokens"] > 0
     assert 0 < work.prompt_seconds < elapsed and 0 < work.decode_seconds < elapsed
 
-    # Lookup decoding (the default) checks drafts copied from the sources; decoding one
-    # token per pass gives the same answer.
+    # Checking guesses copied from the sources and llama-cpp-python's decoding, one token
+    # per pass, give the same answer.
     monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "0")
     plain = llm.local_chat_model(max_tokens=60).invoke(
         answer_messages(

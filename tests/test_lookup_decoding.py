@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from citeguard.lookup_decoding import DecodeOutcome, greedy_decode, propose_draft
+from citeguard.lookup_decoding import DecodeOutcome, drafts_pay, greedy_decode, propose_draft
 
 END = 0
 VOCAB = 64
@@ -191,3 +191,13 @@ def test_every_draft_length_gives_the_same_output(max_draft: int) -> None:
     text, outcome = run(ScriptedModel(prompt, target), max_draft=max_draft)
     assert text == text_of(target)
     assert outcome == DecodeOutcome("stop", len(target))
+
+
+def test_guessing_pays_only_when_a_draft_pass_costs_less_than_its_yield() -> None:
+    # Intel with AMX: a pass over 5 tokens costs ~2 one-token passes.
+    assert drafts_pay(0.040, 0.080)
+    # AMD EPYC without AMX: 3.8 one-token passes, more than such a pass yields (~3 tokens).
+    assert not drafts_pay(0.043, 0.163)
+    assert drafts_pay(0.043, 0.163, tokens_per_draft_pass=4.0)
+    # A failed timing never turns guessing on.
+    assert not drafts_pay(0.0, 0.0)

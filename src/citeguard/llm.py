@@ -48,7 +48,12 @@ from pydantic import ConfigDict
 
 from citeguard.atomic_files import replaced_on_success
 from citeguard.errors import ModelUnavailableError
-from citeguard.lookup_decoding import DecodeOutcome, greedy_decode
+from citeguard.lookup_decoding import (
+    MAX_DRAFT_TOKENS,
+    DecodeOutcome,
+    drafts_pay,
+    greedy_decode,
+)
 from citeguard.model_work import MODEL_WORK
 from citeguard.prompts import JUDGE_QUESTION, JUDGE_SYSTEM_PROMPT, RELEVANCE_QUESTION
 
@@ -540,14 +545,66 @@ def compile_grammar(grammar: str, llama: Any | None = None) -> Any:
 # --------------------------------------------------------------------------- decoding
 
 LOOKUP_DECODING_ENV_VAR = "CITEGUARD_LOOKUP_DECODING"
-"""Set to "0" to decode one token per forward pass through llama-cpp-python's own
-``create_chat_completion`` instead of :func:`_lookup_decode` (the baseline of
+"""How the local model decodes. Unset or "auto": :func:`_lookup_decode`, which checks
+prompt-lookup guesses where that is faster on this machine (:func:`_draft_tokens_for`) and
+otherwise decodes one token per pass; "1": always check guesses; "0": llama-cpp-python's
+own ``create_chat_completion``, one token per pass (the baseline of
 ``bench/prompt_cache.py --toggle lookup``)."""
+
+_DRAFT_TOKENS: dict[int, int] = {}
+"""Guess length chosen per loaded model (keyed by ``id(llama)``), decided at its first decode."""
+_CALIBRATION_REPEATS = 3
 
 
 def lookup_decoding_enabled() -> bool:
-    """Whether greedy decoding checks prompt-lookup drafts (on unless the env var is "0")."""
-    return os.environ.get(LOOKUP_DECODING_ENV_VAR, "1") != "0"
+    """Whether decoding runs through :func:`_lookup_decode` (all but "0")."""
+    return os.environ.get(LOOKUP_DECODING_ENV_VAR, "auto").strip().lower() != "0"
+
+
+def _draft_tokens_for(llama: Any) -> int:
+    """How many prompt-lookup tokens to guess per pass with ``llama`` (call under its lock,
+    with a prompt evaluated).
+
+    Whether guessing pays depends on the CPU: a pass over five tokens costs about two
+    one-token passes on Intel cores with AMX, but 3.8 on an AMD EPYC, where guessing made
+    decoding 35% slower. So the first decode with a model times both kinds of pass at the
+    live context's end (~0.6 s, once per process) and guesses only where
+    :func:`citeguard.lookup_decoding.drafts_pay`. ``CITEGUARD_LOOKUP_DECODING=1`` always
+    guesses.
+    """
+    if os.environ.get(LOOKUP_DECODING_ENV_VAR, "auto").strip().lower() in {"1", "on", "true"}:
+        return MAX_DRAFT_TOKENS
+    key = id(llama)
+    if key not in _DRAFT_TOKENS:
+        one, batch = _time_passes(llama, (1, 1 + MAX_DRAFT_TOKENS))
+        pays = drafts_pay(one, batch)
+        _DRAFT_TOKENS[key] = MAX_DRAFT_TOKENS if pays else 0
+        logger.info(
+            "a pass over %d tokens costs %.1f one-token passes (%.0f ms each): decoding %s",
+            1 + MAX_DRAFT_TOKENS,
+            batch / one if one > 0 else float("inf"),
+            one * 1000,
+            "checks prompt-lookup guesses" if pays else "one token per pass",
+        )
+    return _DRAFT_TOKENS[key]
+
+
+def _time_passes(llama: Any, sizes: Sequence[int]) -> list[float]:
+    """Fastest of a few timed passes over ``size`` tokens each, at the live context's end;
+    the context is left as it was (the next evaluation drops what these added)."""
+    n_past = llama.n_tokens
+    token = int(llama.input_ids[n_past - 1]) if n_past else llama.token_bos()
+    best = [float("inf")] * len(sizes)
+    try:
+        for _ in range(_CALIBRATION_REPEATS):
+            for position, size in enumerate(sizes):
+                started = time.perf_counter()
+                _eval_with_logits(llama, [token] * size)
+                best[position] = min(best[position], time.perf_counter() - started)
+                llama.n_tokens = n_past
+    finally:
+        llama.n_tokens = n_past
+    return best
 
 
 class _GreedyGrammarChooser:
@@ -681,18 +738,22 @@ def _lookup_decode(
     first_logits = logits.copy()
     prompt_seconds = time.perf_counter() - started
     MODEL_WORK.add_prompt(len(prompt) - reused_tokens, reused_tokens, prompt_seconds)
+    max_draft = _draft_tokens_for(llama)
+    started = time.perf_counter()  # the one-off timing of passes is neither prompt nor decode
     chooser = _GreedyGrammarChooser(llama, grammar_text)
     backend = _LlamaBackend(llama)
     outcome = DecodeOutcome("length", 0)
     try:
-        for item in greedy_decode(prompt, first_logits, backend, chooser, max_tokens, stops):
+        for item in greedy_decode(
+            prompt, first_logits, backend, chooser, max_tokens, stops, max_draft=max_draft
+        ):
             if isinstance(item, DecodeOutcome):
                 outcome = item
             else:
                 yield item, None
     finally:
         chooser.close()
-    decode_seconds = time.perf_counter() - started - prompt_seconds
+    decode_seconds = time.perf_counter() - started
     MODEL_WORK.add_decode(outcome.completion_tokens, decode_seconds)
     _snapshot_kv(llama)
     logger.debug(

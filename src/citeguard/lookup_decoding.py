@@ -21,14 +21,38 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 MAX_DRAFT_TOKENS = 4
-"""Most tokens guessed per step. On 2 CPU cores a pass over 1 + 4 tokens costs about twice a
-pass over one (a pass over 1 + 8, three times), so longer guesses lose more when wrong than
-they gain when right: over 14 real answer prompts, decoding took 56 s one token per pass,
-39 s with guesses of up to 2 tokens, 35 s with up to 4."""
+"""Most tokens guessed per step. On 2 Intel cores with AMX a pass over 1 + 4 tokens costs about
+twice a pass over one (a pass over 1 + 8, three times), so longer guesses lose more when
+wrong than they gain when right: over 14 real answer prompts, decoding took 56 s one token
+per pass, 39 s with guesses of up to 2 tokens, 35 s with up to 4."""
+TOKENS_PER_DRAFT_PASS = 3.0
+"""Tokens a pass that checks a guess of up to ``MAX_DRAFT_TOKENS`` yields on average (its own
+pick plus the accepted guessed tokens): 3.06 over the first drafts and regenerations of 30
+CUAD questions (refusals, copied from the prompt, accept whole guesses; free-written answers
+mostly none). Guessing pays only where such a pass costs less than this many one-token
+passes: about 2 on Intel with AMX, but 3.8 on an AMD EPYC without it, where decoding with
+guesses took 35% longer than one token per pass (docs/benchmarks.md)."""
 MIN_MATCH_TOKENS = 2
 """The shortest tail of the output looked up in the prompt. One token ("the", ",") matches
 everywhere and would mostly guess wrong."""
 MAX_MATCH_TOKENS = 4
+
+
+def drafts_pay(
+    one_token_pass_seconds: float,
+    draft_pass_seconds: float,
+    tokens_per_draft_pass: float = TOKENS_PER_DRAFT_PASS,
+) -> bool:
+    """Whether checking guesses decodes faster than one token per pass on this machine.
+
+    Args:
+        one_token_pass_seconds: time of a forward pass over one token.
+        draft_pass_seconds: time of a pass over one token plus ``MAX_DRAFT_TOKENS`` guesses.
+        tokens_per_draft_pass: tokens such a pass yields on average.
+    """
+    if one_token_pass_seconds <= 0:
+        return False
+    return draft_pass_seconds < tokens_per_draft_pass * one_token_pass_seconds
 
 
 def propose_draft(
