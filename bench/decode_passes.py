@@ -1,0 +1,139 @@
+"""Whether checking prompt-lookup guesses speeds decoding on this machine (not a test).
+
+    python bench/decode_passes.py
+    python bench/decode_passes.py --results evals/RUN/results.jsonl --index DIR --limit 8
+
+Greedy decoding can check guessed tokens (copied from the prompt, ``lookup_decoding.py``)
+several per forward pass; that pays only where a pass over a few tokens costs little more
+than a pass over one. Part one times passes over 1..16 tokens at the end of a ~900-token
+context and prints CiteGuard's decision (``llm._draft_tokens_for``). With ``--results`` (an
+evaluation run) and ``--index`` (the index it searched), part two writes the first-draft
+answers of the run's first ``--limit`` questions that reached generation (the run's
+evidence, trimmed and prompted as in the graph) with guesses of up to 0, 2 and 4 tokens,
+the prompt read once per question and reused, and reports decoding seconds and whether the
+answers are identical. Results go to ``bench/results/decode_passes.json``. Run it on idle
+cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results" / "decode_passes.json"
+PASS_SIZES = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16)
+DRAFT_LENGTHS = (0, 2, 4)
+_TEXT = (
+    "The Tenant shall pay monthly rent on the first day of each month. A late fee applies "
+    "when rent is more than five days late. Either party may end this lease with sixty "
+    "days' written notice delivered to the other party at the address stated above. "
+)
+
+
+def pass_costs(llama: Any, context_tokens: int, repeats: int) -> dict[str, float]:
+    """Median milliseconds of a pass over each of ``PASS_SIZES`` tokens."""
+    from citeguard import llm
+
+    tokens: list[int] = []
+    while len(tokens) < context_tokens:
+        tokens += llama.tokenize(_TEXT.encode(), add_bos=False)
+    llama.reset()
+    llama.eval(tokens[:context_tokens])
+    costs = {}
+    for size in PASS_SIZES:
+        samples = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            llm._eval_with_logits(llama, tokens[:size])
+            samples.append(time.perf_counter() - started)
+            llama.n_tokens = context_tokens
+        costs[str(size)] = round(1000 * statistics.median(samples), 1)
+    return costs
+
+
+def draft_lengths_on_questions(results: Path, index: str, limit: int) -> dict[str, Any]:
+    """Decoding seconds of real first drafts per guess length, and identical answers."""
+    from citeguard import llm, lookup_decoding
+    from citeguard.context import Context
+    from citeguard.generation import generate_candidate
+    from citeguard.model_work import MODEL_WORK
+    from citeguard.nodes.generate import sources_for_model
+    from citeguard.resources import Resources
+
+    ctx = Context(index_dir=index)
+    resources = Resources()
+    invoke = resources.invoker(ctx)
+    records = [json.loads(line) for line in results.read_text().splitlines() if line]
+    generated = [r for r in records if r.get("timings", {}).get("generation")][:limit]
+    seconds = {str(length): 0.0 for length in DRAFT_LENGTHS}
+    differing: list[str] = []
+    # The guess length is decided once per loaded model; set it directly per run.
+    os.environ.pop(llm.LOOKUP_DECODING_ENV_VAR, None)
+    model_key = id(llm.get_local_llama())
+    chosen = llm._DRAFT_TOKENS.get(model_key)
+    try:
+        for record in generated:
+            sources = sources_for_model(record["question"], record["evidence"], ctx, resources)
+            answers = set()
+            for length in DRAFT_LENGTHS:
+                llm._DRAFT_TOKENS[model_key] = length
+                before = MODEL_WORK.snapshot()
+                answers.add(
+                    generate_candidate("free", record["question"], sources, invoke).candidate
+                )
+                seconds[str(length)] += MODEL_WORK.snapshot().minus(before).decode_seconds
+            if len(answers) > 1:
+                differing.append(record["id"])
+    finally:
+        if chosen is None:
+            llm._DRAFT_TOKENS.pop(model_key, None)
+        else:
+            llm._DRAFT_TOKENS[model_key] = chosen
+    return {
+        "results": str(results),
+        "questions": len(generated),
+        "max_draft_tokens_default": lookup_decoding.MAX_DRAFT_TOKENS,
+        "decode_seconds_by_guess_length": {k: round(v, 2) for k, v in seconds.items()},
+        "questions_with_differing_answers": differing,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--context-tokens", type=int, default=900)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--results", type=Path, help="an evaluation's results.jsonl (part two)")
+    parser.add_argument("--index", help="the index that evaluation searched (part two)")
+    parser.add_argument("--limit", type=int, default=8)
+    args = parser.parse_args()
+
+    from citeguard import llm, lookup_decoding
+
+    llama = llm.get_local_llama()
+    costs = pass_costs(llama, args.context_tokens, args.repeats)
+    one, batch = costs["1"], costs[str(1 + lookup_decoding.MAX_DRAFT_TOKENS)]
+    result: dict[str, Any] = {
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "threads": llama.n_threads,
+        **llm.model_runtime(),
+        "context_tokens": args.context_tokens,
+        "pass_ms_by_tokens": costs,
+        "draft_pass_in_one_token_passes": round(batch / one, 2),
+        "guesses_checked": lookup_decoding.drafts_pay(one, batch),
+    }
+    if args.results and args.index:
+        result["first_drafts"] = draft_lengths_on_questions(args.results, args.index, args.limit)
+    llama.reset()
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
