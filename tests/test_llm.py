@@ -242,10 +242,23 @@ def test_decoding_guesses_only_where_a_batched_pass_is_cheap(
         timed.append(tuple(sizes))
         return costs[machine]
 
+    class Model:
+        def __init__(self, n_tokens: int = 900) -> None:
+            self.n_tokens = n_tokens
+
+        def n_ctx(self) -> int:
+            return 4096
+
     monkeypatch.setattr(llm, "_time_passes", fake_time_passes)
     monkeypatch.setattr(llm, "_DRAFT_TOKENS", {})
     monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR, raising=False)
-    first, second = object(), object()
+    # No room after the prompt for a 5-token pass: no guesses now, and nothing decided.
+    full = Model(n_tokens=4093)
+    assert llm._draft_tokens_for(full) == 0 and not timed
+    full.n_tokens = 900
+    assert llm._draft_tokens_for(full) == MAX_DRAFT_TOKENS and len(timed) == 1
+    timed.clear()
+    first, second = Model(), Model()
     assert llm._draft_tokens_for(first) == MAX_DRAFT_TOKENS
     assert timed == [(1, 1 + MAX_DRAFT_TOKENS)]
     # Decided once per loaded model, not per call.
@@ -254,7 +267,23 @@ def test_decoding_guesses_only_where_a_batched_pass_is_cheap(
     assert llm._draft_tokens_for(second) == 0 and len(timed) == 2
     # "1" forces guessing without timing anything.
     monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "1")
-    assert llm._draft_tokens_for(object()) == MAX_DRAFT_TOKENS and len(timed) == 2
+    assert llm._draft_tokens_for(Model()) == MAX_DRAFT_TOKENS and len(timed) == 2
+
+
+def test_a_failed_timing_decodes_one_token_per_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Model:
+        n_tokens = 900
+
+        def n_ctx(self) -> int:
+            return 4096
+
+    def failing(llama: Any, sizes: Sequence[int]) -> list[float]:
+        raise RuntimeError("llama_decode returned -1")
+
+    monkeypatch.setattr(llm, "_time_passes", failing)
+    monkeypatch.setattr(llm, "_DRAFT_TOKENS", {})
+    monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR, raising=False)
+    assert llm._draft_tokens_for(Model()) == 0
 
 
 def test_timing_passes_leaves_the_context_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:

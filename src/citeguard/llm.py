@@ -576,7 +576,13 @@ def _draft_tokens_for(llama: Any) -> int:
         return MAX_DRAFT_TOKENS
     key = id(llama)
     if key not in _DRAFT_TOKENS:
-        one, batch = _time_passes(llama, (1, 1 + MAX_DRAFT_TOKENS))
+        if llama.n_ctx() - llama.n_tokens < 1 + MAX_DRAFT_TOKENS:
+            return 0  # no room to time a pass after this prompt; decide at a later decode
+        try:
+            one, batch = _time_passes(llama, (1, 1 + MAX_DRAFT_TOKENS))
+        except RuntimeError as exc:  # llama.cpp could not evaluate the timing batch
+            logger.warning("could not time decoding passes (%s): one token per pass", exc)
+            one, batch = 0.0, 0.0
         pays = drafts_pay(one, batch)
         _DRAFT_TOKENS[key] = MAX_DRAFT_TOKENS if pays else 0
         logger.info(
