@@ -566,8 +566,8 @@ def _draft_tokens_for(llama: Any) -> int:
     with a prompt evaluated).
 
     Whether guessing pays depends on the CPU: a pass over five tokens costs about two
-    one-token passes on Intel cores with AMX, but 3.8 on an AMD EPYC, where guessing made
-    decoding 35% slower. So the first decode with a model times both kinds of pass at the
+    one-token passes on Intel cores with AMX, but 3.6-3.8 on an AMD EPYC, where guessing made
+    decoding 31-35% slower. So the first decode with a model times both kinds of pass at the
     live context's end (~0.6 s, once per process) and guesses only where
     :func:`citeguard.lookup_decoding.drafts_pay`. ``CITEGUARD_LOOKUP_DECODING=1`` always
     guesses.
