@@ -62,3 +62,18 @@ def test_empty_input_and_bad_shapes() -> None:
         broken(["x", "y"])
     with pytest.raises(ValueError, match="at least 1"):
         CachedEmbed(CountingEmbed(), max_texts=0)
+
+
+def test_a_remembered_vector_is_used_without_calling_the_model() -> None:
+    inner = CountingEmbed()
+    cached = CachedEmbed(inner, max_texts=2)
+    stored = HashingEmbedder().embed_documents(["the whole source"])[0]
+    cached.remember("the whole source", stored)
+    vectors = cached(["an answer sentence", "the whole source"])
+    assert inner.batches == [["an answer sentence"]]
+    np.testing.assert_allclose(vectors[1], stored)
+    # A text already remembered keeps its vector; the memory stays within max_texts.
+    cached.remember("the whole source", np.zeros_like(stored))
+    np.testing.assert_allclose(cached(["the whole source"])[0], stored)
+    cached.remember("another source", stored)
+    assert len(cached) == 2

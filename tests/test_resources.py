@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from citeguard import llm
@@ -55,3 +56,42 @@ def test_validation_embeds_each_source_once_per_index_embedder() -> None:
     again = embed(["sentence two", "the whole source"])
     assert Searcher.embedder.embedded == ["sentence one", "the whole source", "sentence two"]
     assert (first[1] == again[1]).all()
+
+
+def test_validation_takes_the_evidence_vectors_from_the_index() -> None:
+    from citeguard.documents import Chunk
+    from citeguard.index.dense import HashingEmbedder
+    from citeguard.index.search import HybridSearcher
+
+    class CountingEmbedder(HashingEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embedded: list[str] = []
+
+        def embed_documents(self, texts, show_progress=False):  # type: ignore[no-untyped-def]
+            self.embedded += list(texts)
+            return super().embed_documents(texts)
+
+    texts = ["The rent is $1,450 a month.", "A late fee of $75 applies after the 5th."]
+    chunks = [
+        Chunk(f"lease#{i}", "lease.pdf", text, (i + 1, i + 1), (str(i + 1),) * 2, 0, len(text))
+        for i, text in enumerate(texts)
+    ]
+    embedder = CountingEmbedder()
+    searcher = HybridSearcher.from_arrays(
+        chunks, embedder.embed_documents(texts), embedder=embedder
+    )
+    embedder.embedded.clear()
+    resources = Resources(searcher=searcher)
+    evidence = [
+        {"chunk_id": "lease#0", "text": texts[0]},
+        {"chunk_id": "lease#1", "text": "A late fee applies."},  # not the chunk as indexed
+    ]
+    embed = resources.embed_for_sources(Context(), evidence)
+    vectors = embed(["Rent is $1,450 [1].", texts[0], "A late fee applies."])
+    # Only the answer sentence and the altered source reach the model.
+    assert embedder.embedded == ["Rent is $1,450 [1].", "A late fee applies."]
+    np.testing.assert_allclose(vectors[1], searcher.dense.embeddings[0], atol=1e-6)
+    # An injected embed is used as it is: the index's vectors are in another space.
+    own = Resources(searcher=searcher, embed=lambda batch: np.ones((len(batch), 4)))
+    assert own.embed_for_sources(Context(), evidence)(["x"]).shape == (1, 4)

@@ -4,7 +4,9 @@ Validation compares each answer sentence with its sources by embedding cosine, a
 the sources (whole chunks, several windows of the embedding model each) on every call:
 again for the regenerated draft of the same question, and again when the next question
 about the same document retrieves the same chunks. On 2 cores that was ~0.5 s per
-validation, about as long as the model takes to write a refusal.
+validation, about as long as the model takes to write a refusal. A source that is a chunk as
+indexed need not be embedded at all: its vector, from the same model and function, is in the
+index (:meth:`CachedEmbed.remember`, ``Resources.embed_for_sources``).
 """
 
 from __future__ import annotations
@@ -62,6 +64,17 @@ class CachedEmbed:
                 while len(self._vectors) > self._max_texts:
                     self._vectors.popitem(last=False)
         return np.stack([found[text] for text in texts])
+
+    def remember(self, text: str, vector: np.ndarray) -> None:
+        """Keep ``vector`` as ``text``'s embedding (one the wrapped function gave before, such
+        as a chunk's vector stored in the index), unless a vector is already remembered."""
+        with self._lock:
+            if text in self._vectors:
+                self._vectors.move_to_end(text)
+                return
+            self._vectors[text] = np.asarray(vector, dtype=np.float32)
+            while len(self._vectors) > self._max_texts:
+                self._vectors.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._vectors)

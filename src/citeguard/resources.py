@@ -87,6 +87,28 @@ class Resources:
                 self._cached_embeds[id(embedder)] = cached
             return cached[1]
 
+    def embed_for_sources(
+        self, ctx: Context, evidence: Sequence[dict[str, Any]]
+    ) -> Callable[[Sequence[str]], np.ndarray]:
+        """:meth:`embed`, already holding the index's stored vectors of the evidence chunks.
+
+        Validation embeds each whole source (several windows of the embedding model, ~0.4 s
+        for four chunks on 2 cores); ingest embedded the same texts with the same function,
+        so the index's vectors are used instead. A source whose text is not the chunk as
+        indexed is embedded as before; nothing is taken with an injected ``embed``.
+        """
+        embed = self.embed(ctx)
+        if self._embed is not None or not isinstance(embed, CachedEmbed):
+            return embed
+        stored = getattr(self.searcher(ctx), "stored_chunk_vector", None)
+        if stored is None:
+            return embed
+        for item in evidence:
+            found = stored(str(item.get("chunk_id", "")))
+            if found is not None and found[0] == item.get("text"):
+                embed.remember(found[0], found[1])
+        return embed
+
     def stored_sentence_vectors(self, ctx: Context) -> StoredVectors | None:
         """The index's sentence vectors by chunk id (None when they cannot be used).
 

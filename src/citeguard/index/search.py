@@ -192,6 +192,13 @@ class HybridSearcher:
         vectors = self.sentence_vectors.matching(row, sentence_texts(text))
         return None if vectors is None else (text, vectors)
 
+    def stored_chunk_vector(self, chunk_id: str) -> tuple[str, np.ndarray] | None:
+        """(text, embedding) of an indexed chunk: the vector ingest stored for its text."""
+        row = self._row_of_chunk.get(chunk_id)
+        if row is None:
+            return None
+        return self.chunks[row].text, self.dense.embeddings[row]
+
     # ------------------------------------------------------------------ search
     def scope_rows(self, docs: Sequence[str]) -> np.ndarray:
         """Rows of the given documents (sorted); UnknownDocumentError names unknown ones."""

@@ -73,7 +73,7 @@ def make_validate(resources: Resources, allow_unvalidated: bool = False) -> Any:
                 [item["text"] for item in evidence],
                 state["question"],
                 settings,
-                embed=resources.embed(ctx),
+                embed=resources.embed_for_sources(ctx, evidence),
                 judge=resources.judge(ctx),
                 relevance=resources.relevance(ctx),
             )
