@@ -8,7 +8,20 @@ import pytest
 from citeguard import llm
 from citeguard.context import Context
 from citeguard.errors import ModelUnavailableError
+from citeguard.index.dense import HashingEmbedder
 from citeguard.resources import Resources, local_support_probability
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The test embedder, recording every text it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedded: list[str] = []
+
+    def embed_documents(self, texts, show_progress=False):  # type: ignore[no-untyped-def]
+        self.embedded += list(texts)
+        return super().embed_documents(texts)
 
 
 def test_the_default_level_validates_with_the_local_judge() -> None:
@@ -35,17 +48,6 @@ def test_a_missing_local_judge_says_how_to_validate_without_it(
 
 
 def test_validation_embeds_each_source_once_per_index_embedder() -> None:
-    from citeguard.index.dense import HashingEmbedder
-
-    class CountingEmbedder(HashingEmbedder):
-        def __init__(self) -> None:
-            super().__init__()
-            self.embedded: list[str] = []
-
-        def embed_documents(self, texts, show_progress=False):  # type: ignore[no-untyped-def]
-            self.embedded += list(texts)
-            return super().embed_documents(texts)
-
     class Searcher:
         embedder = CountingEmbedder()
 
@@ -60,17 +62,7 @@ def test_validation_embeds_each_source_once_per_index_embedder() -> None:
 
 def test_validation_takes_the_evidence_vectors_from_the_index() -> None:
     from citeguard.documents import Chunk
-    from citeguard.index.dense import HashingEmbedder
     from citeguard.index.search import HybridSearcher
-
-    class CountingEmbedder(HashingEmbedder):
-        def __init__(self) -> None:
-            super().__init__()
-            self.embedded: list[str] = []
-
-        def embed_documents(self, texts, show_progress=False):  # type: ignore[no-untyped-def]
-            self.embedded += list(texts)
-            return super().embed_documents(texts)
 
     texts = ["The rent is $1,450 a month.", "A late fee of $75 applies after the 5th."]
     chunks = [
