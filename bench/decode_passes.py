@@ -20,8 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,7 +35,8 @@ _TEXT = (
 
 
 def pass_costs(llama: Any, context_tokens: int, repeats: int) -> dict[str, float]:
-    """Median milliseconds of a pass over each of ``PASS_SIZES`` tokens."""
+    """Milliseconds of a pass over each of ``PASS_SIZES`` tokens (fastest of ``repeats``),
+    timed as CiteGuard times its decision (``llm._time_passes``)."""
     from citeguard import llm
 
     tokens: list[int] = []
@@ -45,16 +44,8 @@ def pass_costs(llama: Any, context_tokens: int, repeats: int) -> dict[str, float
         tokens += llama.tokenize(_TEXT.encode(), add_bos=False)
     llama.reset()
     llama.eval(tokens[:context_tokens])
-    costs = {}
-    for size in PASS_SIZES:
-        samples = []
-        for _ in range(repeats):
-            started = time.perf_counter()
-            llm._eval_with_logits(llama, tokens[:size])
-            samples.append(time.perf_counter() - started)
-            llama.n_tokens = context_tokens
-        costs[str(size)] = round(1000 * statistics.median(samples), 1)
-    return costs
+    seconds = llm._time_passes(llama, PASS_SIZES, repeats=repeats)
+    return {str(size): round(1000 * s, 1) for size, s in zip(PASS_SIZES, seconds, strict=True)}
 
 
 def draft_lengths_on_questions(results: Path, index: str, limit: int) -> dict[str, Any]:

@@ -61,8 +61,7 @@ class CachedEmbed:
                     found[text] = vector
                     self._vectors[text] = vector
                     self._vectors.move_to_end(text)
-                while len(self._vectors) > self._max_texts:
-                    self._vectors.popitem(last=False)
+                self._forget_beyond_capacity()
         return np.stack([found[text] for text in texts])
 
     def remember(self, text: str, vector: np.ndarray) -> None:
@@ -72,9 +71,14 @@ class CachedEmbed:
             if text in self._vectors:
                 self._vectors.move_to_end(text)
                 return
-            self._vectors[text] = np.asarray(vector, dtype=np.float32)
-            while len(self._vectors) > self._max_texts:
-                self._vectors.popitem(last=False)
+            # A copy: a row of the index's matrix would keep the whole matrix alive.
+            self._vectors[text] = np.array(vector, dtype=np.float32)
+            self._forget_beyond_capacity()
+
+    def _forget_beyond_capacity(self) -> None:
+        """Drop the least recently used vectors over ``max_texts`` (call under the lock)."""
+        while len(self._vectors) > self._max_texts:
+            self._vectors.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._vectors)

@@ -556,9 +556,13 @@ _DRAFT_TOKENS: dict[int, int] = {}
 _CALIBRATION_REPEATS = 3
 
 
+def _lookup_decoding_setting() -> str:
+    return os.environ.get(LOOKUP_DECODING_ENV_VAR, "auto").strip().lower()
+
+
 def lookup_decoding_enabled() -> bool:
     """Whether decoding runs through :func:`_lookup_decode` (all but "0")."""
-    return os.environ.get(LOOKUP_DECODING_ENV_VAR, "auto").strip().lower() != "0"
+    return _lookup_decoding_setting() != "0"
 
 
 def _draft_tokens_for(llama: Any) -> int:
@@ -567,12 +571,12 @@ def _draft_tokens_for(llama: Any) -> int:
 
     Whether guessing pays depends on the CPU: a pass over five tokens costs about two
     one-token passes on Intel cores with AMX, but 3.6-3.8 on an AMD EPYC, where guessing made
-    decoding 31-35% slower. So the first decode with a model times both kinds of pass at the
+    decoding 27-35% slower. So the first decode with a model times both kinds of pass at the
     live context's end (~0.6 s, once per process) and guesses only where
     :func:`citeguard.lookup_decoding.drafts_pay`. ``CITEGUARD_LOOKUP_DECODING=1`` always
     guesses.
     """
-    if os.environ.get(LOOKUP_DECODING_ENV_VAR, "auto").strip().lower() in {"1", "on", "true"}:
+    if _lookup_decoding_setting() in {"1", "on", "true"}:
         return MAX_DRAFT_TOKENS
     key = id(llama)
     if key not in _DRAFT_TOKENS:
@@ -595,14 +599,17 @@ def _draft_tokens_for(llama: Any) -> int:
     return _DRAFT_TOKENS[key]
 
 
-def _time_passes(llama: Any, sizes: Sequence[int]) -> list[float]:
-    """Fastest of a few timed passes over ``size`` tokens each, at the live context's end;
-    the context is left as it was (the next evaluation drops what these added)."""
+def _time_passes(
+    llama: Any, sizes: Sequence[int], repeats: int = _CALIBRATION_REPEATS
+) -> list[float]:
+    """Fastest of ``repeats`` timed passes over ``size`` tokens each, at the live context's
+    end; the context is left as it was (the next evaluation drops what these added).
+    ``bench/decode_passes.py`` times passes with this too."""
     n_past = llama.n_tokens
     token = int(llama.input_ids[n_past - 1]) if n_past else llama.token_bos()
     best = [float("inf")] * len(sizes)
     try:
-        for _ in range(_CALIBRATION_REPEATS):
+        for _ in range(repeats):
             for position, size in enumerate(sizes):
                 started = time.perf_counter()
                 _eval_with_logits(llama, [token] * size)

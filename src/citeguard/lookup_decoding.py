@@ -31,7 +31,7 @@ pick plus the accepted guessed tokens): 3.06 over the first drafts and regenerat
 CUAD questions (refusals, copied from the prompt, accept whole guesses; free-written answers
 mostly none). Guessing pays only where such a pass costs less than this many one-token
 passes: about 2 on Intel with AMX, but 3.6-3.8 on an AMD EPYC without it, where decoding with
-guesses took 31-35% longer than one token per pass (docs/benchmarks.md)."""
+guesses took 27-35% longer than one token per pass (docs/benchmarks.md)."""
 MIN_MATCH_TOKENS = 2
 """The shortest tail of the output looked up in the prompt. One token ("the", ",") matches
 everywhere and would mostly guess wrong."""
