@@ -6,13 +6,14 @@
 Greedy decoding can check guessed tokens (copied from the prompt, ``lookup_decoding.py``)
 several per forward pass; that pays only where a pass over a few tokens costs little more
 than a pass over one. Part one times passes over 1..16 tokens at the end of a ~900-token
-context and prints CiteGuard's decision (``llm._draft_tokens_for``). With ``--results`` (an
+context and prints CiteGuard's decision (``llm._decoding_plan_for``). With ``--results`` (an
 evaluation run) and ``--index`` (the index it searched), part two writes the first-draft
 answers of the run's first ``--limit`` questions that reached generation (the run's
-evidence, trimmed and prompted as in the graph) with guesses of up to 0, 2 and 4 tokens,
-the prompt read once per question and reused, and reports decoding seconds and whether the
-answers are identical. Results go to ``bench/results/decode_passes.json``. Run it on idle
-cores.
+evidence, trimmed and prompted as in the graph) under four decoding plans: no guesses, only
+the rest of a begun refusal, and that plus prompt-lookup guesses of up to 2 and 4 tokens.
+The prompt is read once per question and reused by every plan; it reports decoding seconds
+per plan and the questions whose answers differ between plans. Results go to
+``bench/results/decode_passes.json``. Run it on idle cores.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results" / "decode_passes.json"
 PASS_SIZES = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16)
-DRAFT_LENGTHS = (0, 2, 4)
 _TEXT = (
     "The Tenant shall pay monthly rent on the first day of each month. A late fee applies "
     "when rent is more than five days late. Either party may end this lease with sixty "
@@ -48,13 +48,15 @@ def pass_costs(llama: Any, context_tokens: int, repeats: int) -> dict[str, float
     return {str(size): round(1000 * s, 1) for size, s in zip(PASS_SIZES, seconds, strict=True)}
 
 
-def draft_lengths_on_questions(results: Path, index: str, limit: int) -> dict[str, Any]:
-    """Decoding seconds of real first drafts per guess length, and identical answers."""
+def decoding_plans_on_questions(results: Path, index: str, limit: int) -> dict[str, Any]:
+    """Decoding seconds of real first drafts per decoding plan, and differing answers."""
     from citeguard import llm, lookup_decoding
     from citeguard.context import Context
     from citeguard.generation import generate_candidate
+    from citeguard.llm import DecodingPlan
     from citeguard.model_work import MODEL_WORK
     from citeguard.nodes.generate import sources_for_model
+    from citeguard.prompts import REFUSAL
     from citeguard.resources import Resources
 
     ctx = Context(index_dir=index)
@@ -62,35 +64,48 @@ def draft_lengths_on_questions(results: Path, index: str, limit: int) -> dict[st
     invoke = resources.invoker(ctx)
     records = [json.loads(line) for line in results.read_text().splitlines() if line]
     generated = [r for r in records if r.get("timings", {}).get("generation")][:limit]
-    seconds = {str(length): 0.0 for length in DRAFT_LENGTHS}
+    plans = {
+        "none": DecodingPlan(max_draft=0, refusal_drafts=False),
+        "refusal": DecodingPlan(max_draft=0, refusal_drafts=True),
+        "refusal+lookup-2": DecodingPlan(max_draft=2, refusal_drafts=True),
+        "refusal+lookup-4": DecodingPlan(max_draft=4, refusal_drafts=True),
+    }
+    seconds = dict.fromkeys(plans, 0.0)
+    refusals = 0
     differing: list[str] = []
-    # The guess length is decided once per loaded model; set it directly per run.
+    # The plan is decided once per loaded model; set it directly per run.
     os.environ.pop(llm.LOOKUP_DECODING_ENV_VAR, None)
     model_key = id(llm.get_local_llama())
-    chosen = llm._DRAFT_TOKENS.get(model_key)
+    chosen = llm._DECODING_PLANS.get(model_key)
     try:
         for record in generated:
             sources = sources_for_model(record["question"], record["evidence"], ctx, resources)
+            # An untimed first call reads the prompt: every plan then starts from the same
+            # reused prompt (a freshly read prompt's last logits come from a batched pass and
+            # can differ slightly from the reused prompt's, which would tip near ties).
+            generate_candidate("free", record["question"], sources, invoke)
             answers = set()
-            for length in DRAFT_LENGTHS:
-                llm._DRAFT_TOKENS[model_key] = length
+            for name, plan in plans.items():
+                llm._DECODING_PLANS[model_key] = plan
                 before = MODEL_WORK.snapshot()
                 answers.add(
                     generate_candidate("free", record["question"], sources, invoke).candidate
                 )
-                seconds[str(length)] += MODEL_WORK.snapshot().minus(before).decode_seconds
+                seconds[name] += MODEL_WORK.snapshot().minus(before).decode_seconds
+            refusals += any(answer == REFUSAL for answer in answers)
             if len(answers) > 1:
                 differing.append(record["id"])
     finally:
         if chosen is None:
-            llm._DRAFT_TOKENS.pop(model_key, None)
+            llm._DECODING_PLANS.pop(model_key, None)
         else:
-            llm._DRAFT_TOKENS[model_key] = chosen
+            llm._DECODING_PLANS[model_key] = chosen
     return {
         "results": str(results),
         "questions": len(generated),
+        "refusals": refusals,
         "max_draft_tokens_default": lookup_decoding.MAX_DRAFT_TOKENS,
-        "decode_seconds_by_guess_length": {k: round(v, 2) for k, v in seconds.items()},
+        "decode_seconds_by_plan": {k: round(v, 2) for k, v in seconds.items()},
         "questions_with_differing_answers": differing,
     }
 
@@ -117,9 +132,10 @@ def main() -> None:
         "pass_ms_by_tokens": costs,
         "draft_pass_in_one_token_passes": round(batch / one, 2),
         "guesses_checked": lookup_decoding.drafts_pay(one, batch),
+        "refusal_drafts": lookup_decoding.batched_tokens_cost_less(one, batch),
     }
     if args.results and args.index:
-        result["first_drafts"] = draft_lengths_on_questions(args.results, args.index, args.limit)
+        result["first_drafts"] = decoding_plans_on_questions(args.results, args.index, args.limit)
     llama.reset()
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

@@ -235,7 +235,11 @@ def test_decoding_guesses_only_where_a_batched_pass_is_cheap(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     timed: list[tuple[int, ...]] = []
-    costs = {"intel-amx": [0.040, 0.080], "amd-epyc": [0.043, 0.163]}
+    costs = {
+        "intel-amx": [0.040, 0.080],
+        "amd-epyc": [0.043, 0.163],
+        "batching-slower": [0.040, 0.210],
+    }
     machine = "intel-amx"
 
     def fake_time_passes(llama: Any, sizes: Sequence[int]) -> list[float]:
@@ -249,25 +253,29 @@ def test_decoding_guesses_only_where_a_batched_pass_is_cheap(
         def n_ctx(self) -> int:
             return 4096
 
+    every_guess = llm.DecodingPlan(max_draft=MAX_DRAFT_TOKENS, refusal_drafts=True)
     monkeypatch.setattr(llm, "_time_passes", fake_time_passes)
-    monkeypatch.setattr(llm, "_DRAFT_TOKENS", {})
+    monkeypatch.setattr(llm, "_DECODING_PLANS", {})
     monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR, raising=False)
     # No room after the prompt for a 5-token pass: no guesses now, and nothing decided.
     full = Model(n_tokens=4093)
-    assert llm._draft_tokens_for(full) == 0 and not timed
+    assert llm._decoding_plan_for(full) == llm.NO_GUESSES and not timed
     full.n_tokens = 900
-    assert llm._draft_tokens_for(full) == MAX_DRAFT_TOKENS and len(timed) == 1
+    assert llm._decoding_plan_for(full) == every_guess and len(timed) == 1
     timed.clear()
-    first, second = Model(), Model()
-    assert llm._draft_tokens_for(first) == MAX_DRAFT_TOKENS
+    first, second, third = Model(), Model(), Model()
+    assert llm._decoding_plan_for(first) == every_guess
     assert timed == [(1, 1 + MAX_DRAFT_TOKENS)]
     # Decided once per loaded model, not per call.
-    assert llm._draft_tokens_for(first) == MAX_DRAFT_TOKENS and len(timed) == 1
+    assert llm._decoding_plan_for(first) == every_guess and len(timed) == 1
+    # Short prompt-lookup guesses do not pay here, but the rest of a begun refusal does.
     machine = "amd-epyc"
-    assert llm._draft_tokens_for(second) == 0 and len(timed) == 2
+    assert llm._decoding_plan_for(second) == llm.DecodingPlan(0, refusal_drafts=True)
+    machine = "batching-slower"
+    assert llm._decoding_plan_for(third) == llm.NO_GUESSES and len(timed) == 3
     # "1" forces guessing without timing anything.
     monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "1")
-    assert llm._draft_tokens_for(Model()) == MAX_DRAFT_TOKENS and len(timed) == 2
+    assert llm._decoding_plan_for(Model()) == every_guess and len(timed) == 3
 
 
 def test_a_failed_timing_decodes_one_token_per_pass(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -281,9 +289,9 @@ def test_a_failed_timing_decodes_one_token_per_pass(monkeypatch: pytest.MonkeyPa
         raise RuntimeError("llama_decode returned -1")
 
     monkeypatch.setattr(llm, "_time_passes", failing)
-    monkeypatch.setattr(llm, "_DRAFT_TOKENS", {})
+    monkeypatch.setattr(llm, "_DECODING_PLANS", {})
     monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR, raising=False)
-    assert llm._draft_tokens_for(Model()) == 0
+    assert llm._decoding_plan_for(Model()) == llm.NO_GUESSES
 
 
 def test_timing_passes_leaves_the_context_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -407,6 +415,27 @@ def test_real_model_answers_with_citations_and_judges_support(
         grammar=grammar,
     )
     assert plain.content == text
+
+    # A refusal, once begun, is checked to its end in one pass, and reads as decoded one
+    # token per pass.
+    unanswerable = answer_messages(
+        "Is there a discount for students?", [{"doc": "lease.pdf", "text": rent}]
+    )
+    passes: list[int] = []
+    evaluate = llm._eval_with_logits
+
+    def counted(llama: Any, tokens: list[int]) -> Any:
+        passes.append(len(tokens))
+        return evaluate(llama, tokens)
+
+    monkeypatch.setattr(llm, "_eval_with_logits", counted)
+    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "1")
+    refusal = llm.local_chat_model(max_tokens=60).invoke(unanswerable)
+    assert refusal.content == REFUSAL_SENTENCE
+    assert len(passes) == 2, passes
+    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "0")
+    assert llm.local_chat_model(max_tokens=60).invoke(unanswerable).content == refusal.content
+    monkeypatch.setattr(llm, "_eval_with_logits", evaluate)
     monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR)
 
     judge_before = MODEL_WORK.snapshot()

@@ -7,7 +7,14 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from citeguard.lookup_decoding import DecodeOutcome, drafts_pay, greedy_decode, propose_draft
+from citeguard.lookup_decoding import (
+    DecodeOutcome,
+    batched_tokens_cost_less,
+    continue_known_reply,
+    drafts_pay,
+    greedy_decode,
+    propose_draft,
+)
 
 END = 0
 VOCAB = 64
@@ -39,6 +46,19 @@ def test_no_draft_without_a_match_of_two_tokens() -> None:
 def test_a_match_may_start_in_the_prompt_and_end_in_the_output() -> None:
     prompt = [7, 8, 9, 1, 2, 7]
     assert propose_draft(prompt, [8], max_draft=2) == [9, 1]
+
+
+def test_a_begun_known_reply_is_drafted_to_its_end() -> None:
+    reply = [20, 21, 22, 23, 24]
+    assert continue_known_reply([20, 21], reply) == [22, 23, 24]
+    assert continue_known_reply([20, 21, 22, 23], reply) == [24]
+    # Too short a beginning to be sure, another text, or the whole reply already written.
+    assert continue_known_reply([20], reply) == []
+    assert continue_known_reply([20], reply, min_prefix=1) == [21, 22, 23, 24]
+    assert continue_known_reply([20, 30], reply) == []
+    assert continue_known_reply([9, 20, 21], reply) == [], "the reply must start the output"
+    assert continue_known_reply(reply, reply) == []
+    assert continue_known_reply([20, 21], []) == []
 
 
 class ScriptedModel:
@@ -112,6 +132,7 @@ def run(
     max_tokens: int = 100,
     stops: Sequence[str] = (),
     max_draft: int = 8,
+    known_reply: Sequence[int] = (),
 ) -> tuple[str, DecodeOutcome]:
     pieces: list[str] = []
     outcome = None
@@ -123,6 +144,7 @@ def run(
         max_tokens,
         stops,
         max_draft=max_draft,
+        known_reply=known_reply,
     ):
         if isinstance(item, DecodeOutcome):
             outcome = item
@@ -191,6 +213,47 @@ def test_every_draft_length_gives_the_same_output(max_draft: int) -> None:
     text, outcome = run(ScriptedModel(prompt, target), max_draft=max_draft)
     assert text == text_of(target)
     assert outcome == DecodeOutcome("stop", len(target))
+
+
+REFUSAL_TOKENS = [40, 41, 42, 43, 44, 45, 46, 47, 48, 49]
+
+
+def test_a_begun_refusal_is_checked_in_one_pass_without_prompt_lookup() -> None:
+    prompt = [3, 11, 12, 13, 4]  # the refusal is not in this prompt: no lookup could guess it
+    model = ScriptedModel(prompt, REFUSAL_TOKENS)
+    text, outcome = run(model, max_draft=0, known_reply=REFUSAL_TOKENS)
+    assert (text, outcome) == (text_of(REFUSAL_TOKENS), DecodeOutcome("stop", 10))
+    # One pass reads the first token and picks the second; one checks the other eight and
+    # picks the end, where one token per pass takes ten.
+    assert model.passes == 2
+    plain = ScriptedModel(prompt, REFUSAL_TOKENS)
+    assert run(plain, max_draft=0)[0] == text and plain.passes == len(REFUSAL_TOKENS)
+
+
+@pytest.mark.parametrize("max_draft", [0, 4])
+def test_an_answer_that_begins_like_the_refusal_is_decoded_as_it_is(max_draft: int) -> None:
+    prompt = [3, 11, 12, 13, 4]
+    target = [40, 41, 12, 13, 50]  # departs from the refusal at its third token
+    model = ScriptedModel(prompt, target)
+    text, outcome = run(model, max_draft=max_draft, known_reply=REFUSAL_TOKENS)
+    assert (text, outcome) == (text_of(target), DecodeOutcome("stop", len(target)))
+    produced = model.context[len(prompt) :]
+    assert produced == target[: len(produced)], "the refused draft was forgotten"
+
+
+def test_a_known_reply_draft_stops_at_max_tokens() -> None:
+    model = ScriptedModel([3, 4], REFUSAL_TOKENS)
+    text, outcome = run(model, max_tokens=5, max_draft=0, known_reply=REFUSAL_TOKENS)
+    assert (text, outcome) == (text_of(REFUSAL_TOKENS[:5]), DecodeOutcome("length", 5))
+    assert len(model.context) <= 2 + 5
+
+
+def test_a_sure_guess_pays_wherever_a_batched_token_is_cheaper_than_a_pass() -> None:
+    # AMD EPYC: a pass over 5 tokens costs 3.8 one-token passes, less than 5.
+    assert batched_tokens_cost_less(0.043, 0.163)
+    assert batched_tokens_cost_less(0.040, 0.080)
+    assert not batched_tokens_cost_less(0.040, 0.210)
+    assert not batched_tokens_cost_less(0.0, 0.0), "a failed timing never guesses"
 
 
 def test_guessing_pays_only_when_a_draft_pass_costs_less_than_its_yield() -> None:

@@ -30,6 +30,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +52,12 @@ from citeguard.errors import ModelUnavailableError
 from citeguard.lookup_decoding import (
     MAX_DRAFT_TOKENS,
     DecodeOutcome,
+    batched_tokens_cost_less,
     drafts_pay,
     greedy_decode,
 )
 from citeguard.model_work import MODEL_WORK
-from citeguard.prompts import JUDGE_QUESTION, JUDGE_SYSTEM_PROMPT, RELEVANCE_QUESTION
+from citeguard.prompts import JUDGE_QUESTION, JUDGE_SYSTEM_PROMPT, REFUSAL, RELEVANCE_QUESTION
 
 logger = logging.getLogger(__name__)
 
@@ -546,13 +548,25 @@ def compile_grammar(grammar: str, llama: Any | None = None) -> Any:
 
 LOOKUP_DECODING_ENV_VAR = "CITEGUARD_LOOKUP_DECODING"
 """How the local model decodes. Unset or "auto": :func:`_lookup_decode`, which checks
-prompt-lookup guesses where that is faster on this machine (:func:`_draft_tokens_for`) and
+guessed tokens where that is faster on this machine (:func:`_decoding_plan_for`) and
 otherwise decodes one token per pass; "1": always check guesses; "0": llama-cpp-python's
 own ``create_chat_completion``, one token per pass (the baseline of
 ``bench/prompt_cache.py --toggle lookup``)."""
 
-_DRAFT_TOKENS: dict[int, int] = {}
-"""Guess length chosen per loaded model (keyed by ``id(llama)``), decided at its first decode."""
+
+@dataclass(frozen=True)
+class DecodingPlan:
+    """Which guesses :func:`_lookup_decode` checks with a loaded model."""
+
+    max_draft: int
+    """Most prompt-lookup tokens guessed per pass (0: none)."""
+    refusal_drafts: bool
+    """Whether the rest of the refusal sentence is guessed whole once an output begins it."""
+
+
+NO_GUESSES = DecodingPlan(max_draft=0, refusal_drafts=False)
+_DECODING_PLANS: dict[int, DecodingPlan] = {}
+"""Plan chosen per loaded model (keyed by ``id(llama)``), decided at its first decode."""
 _CALIBRATION_REPEATS = 3
 
 
@@ -565,38 +579,50 @@ def lookup_decoding_enabled() -> bool:
     return _lookup_decoding_setting() != "0"
 
 
-def _draft_tokens_for(llama: Any) -> int:
-    """How many prompt-lookup tokens to guess per pass with ``llama`` (call under its lock,
-    with a prompt evaluated).
+def _decoding_plan_for(llama: Any) -> DecodingPlan:
+    """Which guesses to check with ``llama`` (call under its lock, with a prompt evaluated).
 
     Whether guessing pays depends on the CPU: a pass over five tokens costs about two
-    one-token passes on Intel cores with AMX, but 3.6-3.8 on an AMD EPYC, where guessing made
-    decoding 27-35% slower. So the first decode with a model times both kinds of pass at the
-    live context's end (~0.6 s, once per process) and guesses only where
-    :func:`citeguard.lookup_decoding.drafts_pay`. ``CITEGUARD_LOOKUP_DECODING=1`` always
-    guesses.
+    one-token passes on Intel cores with AMX, but 3.6-3.8 on an AMD EPYC, where prompt-lookup
+    guesses made decoding 27-35% slower. So the first decode with a model times both kinds of
+    pass at the live context's end (~0.6 s, once per process). Prompt-lookup guesses are
+    checked only where :func:`citeguard.lookup_decoding.drafts_pay`; the rest of a begun
+    refusal, nearly always right, wherever a batched token costs less than a pass of its own
+    (:func:`citeguard.lookup_decoding.batched_tokens_cost_less`).
+    ``CITEGUARD_LOOKUP_DECODING=1`` always guesses.
     """
     if _lookup_decoding_setting() in {"1", "on", "true"}:
-        return MAX_DRAFT_TOKENS
+        return DecodingPlan(max_draft=MAX_DRAFT_TOKENS, refusal_drafts=True)
     key = id(llama)
-    if key not in _DRAFT_TOKENS:
+    if key not in _DECODING_PLANS:
         if llama.n_ctx() - llama.n_tokens < 1 + MAX_DRAFT_TOKENS:
-            return 0  # no room to time a pass after this prompt; decide at a later decode
+            return NO_GUESSES  # no room to time a pass after this prompt; decide later
         try:
             one, batch = _time_passes(llama, (1, 1 + MAX_DRAFT_TOKENS))
         except RuntimeError as exc:  # llama.cpp could not evaluate the timing batch
             logger.warning("could not time decoding passes (%s): one token per pass", exc)
             one, batch = 0.0, 0.0
-        pays = drafts_pay(one, batch)
-        _DRAFT_TOKENS[key] = MAX_DRAFT_TOKENS if pays else 0
+        plan = DecodingPlan(
+            max_draft=MAX_DRAFT_TOKENS if drafts_pay(one, batch) else 0,
+            refusal_drafts=batched_tokens_cost_less(one, batch),
+        )
+        _DECODING_PLANS[key] = plan
         logger.info(
-            "a pass over %d tokens costs %.1f one-token passes (%.0f ms each): decoding %s",
+            "a pass over %d tokens costs %.1f one-token passes (%.0f ms each): prompt-lookup "
+            "guesses %s, refusal drafts %s",
             1 + MAX_DRAFT_TOKENS,
             batch / one if one > 0 else float("inf"),
             one * 1000,
-            "checks prompt-lookup guesses" if pays else "one token per pass",
+            "on" if plan.max_draft else "off",
+            "on" if plan.refusal_drafts else "off",
         )
-    return _DRAFT_TOKENS[key]
+    return _DECODING_PLANS[key]
+
+
+@functools.lru_cache(maxsize=4)
+def _refusal_tokens(llama: Any) -> tuple[int, ...]:
+    """The refusal sentence as the model writes it at the start of a reply."""
+    return tuple(llama.tokenize(REFUSAL.encode(), add_bos=False, special=False))
 
 
 def _time_passes(
@@ -751,14 +777,21 @@ def _lookup_decode(
     first_logits = logits.copy()
     prompt_seconds = time.perf_counter() - started
     MODEL_WORK.add_prompt(len(prompt) - reused_tokens, reused_tokens, prompt_seconds)
-    max_draft = _draft_tokens_for(llama)
+    plan = _decoding_plan_for(llama)
     started = time.perf_counter()  # the one-off timing of passes is neither prompt nor decode
     chooser = _GreedyGrammarChooser(llama, grammar_text)
     backend = _LlamaBackend(llama)
     outcome = DecodeOutcome("length", 0)
     try:
         for item in greedy_decode(
-            prompt, first_logits, backend, chooser, max_tokens, stops, max_draft=max_draft
+            prompt,
+            first_logits,
+            backend,
+            chooser,
+            max_tokens,
+            stops,
+            max_draft=plan.max_draft,
+            known_reply=_refusal_tokens(llama) if plan.refusal_drafts else (),
         ):
             if isinstance(item, DecodeOutcome):
                 outcome = item

@@ -4,7 +4,9 @@ CiteGuard's answers quote their sources ("Quote or closely paraphrase the source
 words"), and a refusal is a sentence the prompt spells out. So the next few tokens of an
 answer are very often a copy of the prompt's tokens that follow the answer's last few
 tokens. Checking such a guess costs one forward pass for the whole guess, where decoding
-costs one pass per token, and a pass over five tokens costs about two passes over one.
+costs one pass per token, and a pass over five tokens costs 2-3.7 passes over one (Intel
+with AMX - AMD EPYC). Where short guesses do not pay, a guess that is nearly always right
+still does: the rest of the refusal sentence once an output has begun it.
 
 A guess does not decide the output: the decoder (``citeguard.llm``) keeps a drafted token
 only when it is the token greedy decoding picks from the logits after it. Those logits come
@@ -36,6 +38,11 @@ MIN_MATCH_TOKENS = 2
 """The shortest tail of the output looked up in the prompt. One token ("the", ",") matches
 everywhere and would mostly guess wrong."""
 MAX_MATCH_TOKENS = 4
+KNOWN_REPLY_PREFIX_TOKENS = 2
+"""Tokens of a known reply (CiteGuard's refusal sentence) the output must begin with before
+the rest of the reply is guessed in one pass. The prompts ask for that sentence word for word,
+so once an output starts "The document", it nearly always goes on "does not contain
+sufficient information ..."; one token alone ("The") starts many answers."""
 
 
 def drafts_pay(
@@ -53,6 +60,45 @@ def drafts_pay(
     if one_token_pass_seconds <= 0:
         return False
     return draft_pass_seconds < tokens_per_draft_pass * one_token_pass_seconds
+
+
+def batched_tokens_cost_less(one_token_pass_seconds: float, draft_pass_seconds: float) -> bool:
+    """Whether a token checked in a batched pass costs less than a pass of its own.
+
+    Decides guesses that are nearly always right (:func:`continue_known_reply`): a pass over
+    ``1 + n`` tokens, estimated linearly from the two timed passes, then costs less than the
+    ``1 + n`` one-token passes it replaces, for any ``n``. On an AMD EPYC a pass over 5 tokens
+    costs 3.7 one-token passes, too much for prompt-lookup guesses (:func:`drafts_pay`) but
+    less than the 5 passes of one token it stands for.
+
+    Args:
+        one_token_pass_seconds: time of a forward pass over one token.
+        draft_pass_seconds: time of a pass over one token plus ``MAX_DRAFT_TOKENS`` guesses.
+    """
+    if one_token_pass_seconds <= 0:
+        return False
+    return draft_pass_seconds < (1 + MAX_DRAFT_TOKENS) * one_token_pass_seconds
+
+
+def continue_known_reply(
+    output: Sequence[int], reply: Sequence[int], min_prefix: int = KNOWN_REPLY_PREFIX_TOKENS
+) -> list[int]:
+    """The rest of ``reply`` when the output so far is its first ``min_prefix`` or more tokens.
+
+    Args:
+        output: the tokens decoded so far.
+        reply: a reply the prompt spells out, as tokens (the refusal sentence).
+        min_prefix: how many of its first tokens the output must already hold.
+
+    Returns:
+        The reply's remaining tokens, or ``[]`` when the output is not a proper prefix of it
+        of at least ``min_prefix`` tokens.
+    """
+    if not min_prefix <= len(output) < len(reply):
+        return []
+    if list(output) != list(reply[: len(output)]):
+        return []
+    return list(reply[len(output) :])
 
 
 def propose_draft(
@@ -135,15 +181,18 @@ def greedy_decode(
     max_tokens: int,
     stops: Sequence[str] = (),
     max_draft: int = MAX_DRAFT_TOKENS,
+    known_reply: Sequence[int] = (),
 ) -> Iterator[str | DecodeOutcome]:
-    """Greedy decoding that checks prompt-lookup drafts; yields text pieces, then the outcome.
+    """Greedy decoding that checks drafted tokens; yields text pieces, then the outcome.
 
     Each step evaluates the last chosen token together with a draft of the tokens that may
-    follow it (:func:`propose_draft`). The logits after each drafted token tell what greedy
-    decoding would pick there, so every drafted token that matches that pick is taken
-    without a pass of its own, and the first mismatch is replaced by the pick. Drafted
-    tokens after a mismatch are forgotten. With ``max_draft=0`` this is plain greedy
-    decoding, one pass per token.
+    follow it: the rest of ``known_reply`` once the output has begun it
+    (:func:`continue_known_reply`), else a prompt-lookup guess (:func:`propose_draft`).
+    The logits after each drafted token tell what greedy decoding would pick there, so
+    every drafted token that matches that pick is taken without a pass of its own, and the
+    first mismatch is replaced by the pick. Drafted tokens after a mismatch are forgotten.
+    With ``max_draft=0`` and no ``known_reply`` this is plain greedy decoding, one pass per
+    token.
 
     Args:
         prompt: the prompt's tokens (already evaluated; ``first_logits`` follow them).
@@ -152,7 +201,9 @@ def greedy_decode(
         chooser: greedy choice under the grammar, if any.
         max_tokens: most tokens to produce.
         stops: strings that end the output (not included in it).
-        max_draft: most tokens drafted per step.
+        max_draft: most tokens drafted per step by prompt lookup.
+        known_reply: a reply whose rest is drafted whole once the output has begun it
+            (the refusal sentence); empty for none.
     """
     decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
     output: list[int] = []
@@ -195,7 +246,10 @@ def greedy_decode(
         if end is not None:
             yield end
             return
-        draft = propose_draft(prompt, output, max_draft=min(max_draft, max_tokens - len(output)))
+        room = max_tokens - len(output)
+        draft = continue_known_reply(output, known_reply)[:room] or propose_draft(
+            prompt, output, max_draft=min(max_draft, room)
+        )
         rows = backend.evaluate([token, *draft])
         matched = 0
         token = chooser.choose(rows[0])
