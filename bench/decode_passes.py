@@ -1,4 +1,4 @@
-"""Whether checking prompt-lookup guesses speeds decoding on this machine (not a test).
+"""Whether checking guessed tokens speeds decoding on this machine (not a test).
 
     python bench/decode_passes.py
     python bench/decode_passes.py --results evals/RUN/results.jsonl --index DIR --limit 8
@@ -12,8 +12,8 @@ answers of the run's first ``--limit`` questions that reached generation (the ru
 evidence, trimmed and prompted as in the graph) under four decoding plans: no guesses, only
 the rest of a begun refusal, and that plus prompt-lookup guesses of up to 2 and 4 tokens.
 The prompt is read once per question and reused by every plan; it reports decoding seconds
-per plan and the questions whose answers differ between plans. Results go to
-``bench/results/decode_passes.json``. Run it on idle cores.
+per plan and, per question, the plans whose answer differs from decoding without guesses.
+Results go to ``bench/results/decode_passes.json``. Run it on idle cores.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def decoding_plans_on_questions(results: Path, index: str, limit: int) -> dict[s
     }
     seconds = dict.fromkeys(plans, 0.0)
     refusals = 0
-    differing: list[str] = []
+    differing: dict[str, list[str]] = {}  # question id -> plans whose answer differs
     # The plan is decided once per loaded model; set it directly per run.
     os.environ.pop(llm.LOOKUP_DECODING_ENV_VAR, None)
     model_key = id(llm.get_local_llama())
@@ -84,17 +84,18 @@ def decoding_plans_on_questions(results: Path, index: str, limit: int) -> dict[s
             # reused prompt (a freshly read prompt's last logits come from a batched pass and
             # can differ slightly from the reused prompt's, which would tip near ties).
             generate_candidate("free", record["question"], sources, invoke)
-            answers = set()
+            answers: dict[str, str] = {}
             for name, plan in plans.items():
                 llm._DECODING_PLANS[model_key] = plan
                 before = MODEL_WORK.snapshot()
-                answers.add(
-                    generate_candidate("free", record["question"], sources, invoke).candidate
-                )
+                answers[name] = generate_candidate(
+                    "free", record["question"], sources, invoke
+                ).candidate
                 seconds[name] += MODEL_WORK.snapshot().minus(before).decode_seconds
-            refusals += any(answer == REFUSAL for answer in answers)
-            if len(answers) > 1:
-                differing.append(record["id"])
+            refusals += answers["none"] == REFUSAL
+            changed = [name for name, answer in answers.items() if answer != answers["none"]]
+            if changed:
+                differing[record["id"]] = changed
     finally:
         if chosen is None:
             llm._DECODING_PLANS.pop(model_key, None)
@@ -106,7 +107,7 @@ def decoding_plans_on_questions(results: Path, index: str, limit: int) -> dict[s
         "refusals": refusals,
         "max_draft_tokens_default": lookup_decoding.MAX_DRAFT_TOKENS,
         "decode_seconds_by_plan": {k: round(v, 2) for k, v in seconds.items()},
-        "questions_with_differing_answers": differing,
+        "answers_differing_from_no_guesses": differing,
     }
 
 
