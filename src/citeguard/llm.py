@@ -565,6 +565,7 @@ class DecodingPlan:
 
 
 NO_GUESSES = DecodingPlan(max_draft=0, refusal_drafts=False)
+EVERY_GUESS = DecodingPlan(max_draft=MAX_DRAFT_TOKENS, refusal_drafts=True)
 _DECODING_PLANS: dict[int, DecodingPlan] = {}
 """Plan chosen per loaded model (keyed by ``id(llama)``), decided at its first decode."""
 _CALIBRATION_REPEATS = 3
@@ -592,7 +593,7 @@ def _decoding_plan_for(llama: Any) -> DecodingPlan:
     ``CITEGUARD_LOOKUP_DECODING=1`` always guesses.
     """
     if _lookup_decoding_setting() in {"1", "on", "true"}:
-        return DecodingPlan(max_draft=MAX_DRAFT_TOKENS, refusal_drafts=True)
+        return EVERY_GUESS
     key = id(llama)
     if key not in _DECODING_PLANS:
         if llama.n_ctx() - llama.n_tokens < 1 + MAX_DRAFT_TOKENS:

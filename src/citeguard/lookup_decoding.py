@@ -75,9 +75,10 @@ def batched_tokens_cost_less(one_token_pass_seconds: float, draft_pass_seconds: 
         one_token_pass_seconds: time of a forward pass over one token.
         draft_pass_seconds: time of a pass over one token plus ``MAX_DRAFT_TOKENS`` guesses.
     """
-    if one_token_pass_seconds <= 0:
-        return False
-    return draft_pass_seconds < (1 + MAX_DRAFT_TOKENS) * one_token_pass_seconds
+    # Every token of the pass is kept: it yields all 1 + MAX_DRAFT_TOKENS.
+    return drafts_pay(
+        one_token_pass_seconds, draft_pass_seconds, tokens_per_draft_pass=1 + MAX_DRAFT_TOKENS
+    )
 
 
 def continue_known_reply(
