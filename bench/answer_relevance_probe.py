@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citeguard import llm
+from citeguard.llm import local as llm
 
 OUT = Path("bench/results/answer_relevance_probe.json")
 SYSTEM = (

@@ -37,7 +37,7 @@ _TEXT = (
 def pass_costs(llama: Any, context_tokens: int, repeats: int) -> dict[str, float]:
     """Milliseconds of a pass over each of ``PASS_SIZES`` tokens (fastest of ``repeats``),
     timed as CiteGuard times its decision (``llm._time_passes``)."""
-    from citeguard import llm
+    from citeguard.llm import local as llm
 
     tokens: list[int] = []
     while len(tokens) < context_tokens:
@@ -50,14 +50,15 @@ def pass_costs(llama: Any, context_tokens: int, repeats: int) -> dict[str, float
 
 def decoding_plans_on_questions(results: Path, index: str, limit: int) -> dict[str, Any]:
     """Decoding seconds of real first drafts per decoding plan, and differing answers."""
-    from citeguard import llm, lookup_decoding
-    from citeguard.context import Context
-    from citeguard.generation import generate_candidate
-    from citeguard.llm import DecodingPlan
-    from citeguard.model_work import MODEL_WORK
-    from citeguard.nodes.generate import sources_for_model
-    from citeguard.prompts import REFUSAL
-    from citeguard.resources import Resources
+    from citeguard.llm import local as llm
+    from citeguard.llm import lookup_decoding
+    from citeguard.graph.context import Context
+    from citeguard.generate.strategies import generate_candidate
+    from citeguard.llm.local import DecodingPlan
+    from citeguard.llm.model_work import MODEL_WORK
+    from citeguard.graph.nodes.generate import sources_for_model
+    from citeguard.generate.prompts import REFUSAL
+    from citeguard.graph.resources import Resources
 
     ctx = Context(index_dir=index)
     resources = Resources()
@@ -120,7 +121,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=8)
     args = parser.parse_args()
 
-    from citeguard import llm, lookup_decoding
+    from citeguard.llm import local as llm
+    from citeguard.llm import lookup_decoding
 
     llama = llm.get_local_llama()
     costs = pass_costs(llama, args.context_tokens, args.repeats)

@@ -39,7 +39,7 @@ def main() -> None:
     parser.add_argument("--label", default="", help="free text stored with the result")
     args = parser.parse_args()
 
-    from citeguard.llm import get_local_llama, model_runtime
+    from citeguard.llm.local import get_local_llama, model_runtime
 
     llama = get_local_llama()
     runtime = model_runtime()

@@ -57,7 +57,7 @@ def run_eval(
     command = [
         sys.executable,
         "-m",
-        "citeguard.cli",
+        "citeguard.serve.cli",
         "eval",
         dataset,
         "--out",

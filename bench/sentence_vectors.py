@@ -4,7 +4,7 @@
 
 For each question, the question's document is searched (hybrid, 4 hits, as the answer
 graph's default ``context_k``) and the hits are trimmed to 120 words each
-(``citeguard.trimming``) twice: embedding the sources' sentences while answering, as a
+(``citeguard.generate.trimming``) twice: embedding the sources' sentences while answering, as a
 fresh process (the CLI's ``ask``) does, and looking them up in the index's stored vectors.
 Writes seconds per question (p50, mean) for both and how many trimmed prompts are
 identical to ``bench/results/sentence_vectors.json``. Build the index with
@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from citeguard.evaluation.dataset import load_questions
-from citeguard.indexing import load_index
-from citeguard.trimming import trim_sources
+from citeguard.index.search import load_index
+from citeguard.generate.trimming import trim_sources
 
 RESULTS = Path(__file__).resolve().parent / "results" / "sentence_vectors.json"
 SOURCES = 4

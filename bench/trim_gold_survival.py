@@ -4,7 +4,7 @@
         --questions ../shared/data/cuad-dev --index-dir INDEX [--words 120 100 80]
 
 The free strategy shows the model each source cut to its ``source_words`` words most related
-to the question (``citeguard.trimming``); validation and citations use the whole source. A
+to the question (``citeguard.generate.trimming``); validation and citations use the whole source. A
 gold clause cut out of the view cannot be answered from, however good the model. For every
 answerable question of an evaluation run, this re-trims the sources the run retrieved (no
 model call) and counts the questions where a gold span overlaps one source by the
@@ -34,11 +34,11 @@ def main() -> None:
     parser.add_argument("--words", type=int, nargs="+", default=[120, 100, 80])
     args = parser.parse_args()
 
-    from citeguard.context import Context
+    from citeguard.graph.context import Context
     from citeguard.evaluation.dataset import load_questions
     from citeguard.evaluation.metrics import span_hit, span_texts
-    from citeguard.resources import Resources
-    from citeguard.trimming import trim_sources
+    from citeguard.graph.resources import Resources
+    from citeguard.generate.trimming import trim_sources
 
     questions = {question.id: question for question in load_questions(args.questions)}
     records = [json.loads(line) for line in args.results.read_text().splitlines() if line]

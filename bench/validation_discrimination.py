@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from citeguard.evaluation.discrimination import discrimination_pairs, discrimination_rates
-from citeguard.llm import support_probability
-from citeguard.models import get_embedder
+from citeguard.llm.local import support_probability
+from citeguard.index.embedder import get_embedder
 
 LEVELS = ("paper", "strict", "judge")
 OUT = Path("bench/results/validation_discrimination.json")

@@ -26,7 +26,7 @@ from langchain_core.tools import BaseTool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from citeguard.tool import make_answer_tool
+from citeguard.serve.tool import make_answer_tool
 
 SYSTEM_PROMPT = (
     "You help tenants with questions about their documents. For any question about the "
@@ -95,7 +95,7 @@ def main() -> None:
     if args.demo:
         model = RelayModel()
     else:
-        from citeguard.llm import build_chat_model
+        from citeguard.llm.local import build_chat_model
 
         model = build_chat_model(args.model)
     agent = build_agent(model, [make_answer_tool(index_dir=args.index)])

@@ -21,8 +21,8 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from citeguard.context import Context
-from citeguard.state import Citation
+from citeguard.graph.context import Context
+from citeguard.graph.state import Citation
 
 
 class ParentState(TypedDict, total=False):
@@ -55,7 +55,7 @@ def format_reply(state: ParentState) -> dict[str, Any]:
 def build_parent_graph(answer_graph: Any = None) -> Any:
     """Compile the parent graph around ``answer_graph`` (default: the real one)."""
     if answer_graph is None:
-        from citeguard.graph import graph as answer_graph
+        from citeguard.graph.answer_graph import graph as answer_graph
 
     builder = StateGraph(ParentState, context_schema=Context)
     builder.add_node("tidy_question", tidy_question)

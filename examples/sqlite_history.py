@@ -1,6 +1,6 @@
 """Thread history with a SQLite checkpointer (library use; the server brings its own).
 
-The module-level ``citeguard.graph.graph`` is compiled without a checkpointer, because the
+The module-level ``citeguard.graph.answer_graph.graph`` is compiled without a checkpointer, because the
 LangGraph server refuses graphs that carry one. In your own process, compile the builder
 with any checkpointer to keep every question asked on a thread, with the state after each
 step, across restarts:
@@ -11,7 +11,7 @@ step, across restarts:
     python examples/sqlite_history.py --db history.sqlite --thread tenant-1 --history
 
 Only validated answers and refusals are ever checkpointed: unvalidated candidates live
-outside graph state (``citeguard.drafts``), so the history holds no draft text.
+outside graph state (``citeguard.graph.drafts``), so the history holds no draft text.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from citeguard.context import Context
-from citeguard.graph import build_graph
+from citeguard.graph.context import Context
+from citeguard.graph.answer_graph import build_graph
 
 
 def compile_with_history(db_path: str, resources: Any = None) -> Any:

@@ -18,7 +18,7 @@ case ",${extras}," in
     # llama-cpp-python builds from source (~5 min on 2 cores), once: the wheel is kept in
     # the cache folder and reused. GCC's dead-store elimination drops the stores that fill
     # AMX's tile configuration (GCC 12), so with GCC it is built with -fno-dse; otherwise
-    # AMX, ~30% faster prompts on CPUs that have it, cannot be used (src/citeguard/amx.py).
+    # AMX, ~30% faster prompts on CPUs that have it, cannot be used (src/citeguard/llm/amx.py).
     llama="llama-cpp-python==0.3.36"
     wheels="${CITEGUARD_CACHE:-$HOME/.cache/citeguard}/wheels"
     wheel=$(ls "$wheels"/llama_cpp_python-0.3.36-*.whl 2>/dev/null | head -n 1 || true)

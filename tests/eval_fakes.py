@@ -13,8 +13,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from citeguard.ingest.chunking import ChunkSettings
-from citeguard.model_work import MODEL_WORK
-from citeguard.prompts import REFUSAL
+from citeguard.llm.model_work import MODEL_WORK
+from citeguard.generate.prompts import REFUSAL
 
 LEASE = (
     "Rent. The tenant shall pay monthly rent of 1,250 dollars on the first day of each month "

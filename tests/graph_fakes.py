@@ -16,7 +16,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from citeguard.documents import Chunk, SearchHit
-from citeguard.resources import Resources
+from citeguard.graph.resources import Resources
 
 DIM = 256
 

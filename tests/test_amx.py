@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citeguard import amx, llm
+from citeguard.llm import amx
+from citeguard.llm import local as llm
 
 AMX_CPU = frozenset({"avx512f", "amx_tile", "amx_int8", "amx_bf16"})
 PLAIN_CPU = frozenset({"avx2", "avx512f"})
@@ -218,7 +219,7 @@ def test_the_real_probe_is_safe_and_its_yes_means_working_kernels() -> None:
 
 
 def test_run_with_elapsed_returns_the_result_and_reraises_failures() -> None:
-    from citeguard.waiting import run_with_elapsed
+    from citeguard.llm.waiting import run_with_elapsed
 
     assert run_with_elapsed(lambda: 41 + 1, "adding") == 42
     assert run_with_elapsed(lambda: "quiet", "adding", show=False) == "quiet"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeguard.validation.citations import parse_citations, strip_citations
+from citeguard.text.citations import parse_citations, strip_citations
 
 
 def kinds(text: str, k: int = 4) -> list[tuple[str, str, bool]]:

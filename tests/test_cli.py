@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from citeguard import cli
+from citeguard.serve import cli
 from citeguard.index.dense import HashingEmbedder
 from pdf_factory import make_encrypted_pdf, make_sample_contract_pdf
 
@@ -17,7 +17,7 @@ from pdf_factory import make_encrypted_pdf, make_sample_contract_pdf
 def fake_embedder(monkeypatch: pytest.MonkeyPatch) -> HashingEmbedder:
     """Ingest and search with a deterministic fake embedder instead of the real model."""
     embedder = HashingEmbedder()
-    monkeypatch.setattr("citeguard.indexing.get_embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("citeguard.ingest.pipeline.get_embedder", lambda *a, **k: embedder)
     monkeypatch.setattr("citeguard.index.search.get_embedder", lambda *a, **k: embedder)
     return embedder
 

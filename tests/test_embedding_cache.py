@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from citeguard.embedding_cache import CachedEmbed
+from citeguard.index.embedding_cache import CachedEmbed
 from citeguard.index.dense import HashingEmbedder
 
 

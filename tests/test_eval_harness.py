@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from citeguard.context import Context
+from citeguard.graph.context import Context
 from citeguard.evaluation.ablations import ABLATIONS, resolve_ablation, run_ablation
-from citeguard.evaluation.cli_eval import main as eval_main
+from citeguard.serve.cli import main as cli_main
 from citeguard.evaluation.dataset import DatasetError, load_questions
 from citeguard.evaluation.harness import (
     EvalConfig,
@@ -257,7 +257,7 @@ def test_cli_reports_the_bad_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     root = write_dataset(tmp_path / "dataset")
     with open(root / "questions.jsonl", "a") as fh:
         fh.write('{"id": "rent", "question": "again?", "answerable": true}\n')
-    code = eval_main([str(root), "--out", str(tmp_path / "out"), "--no-progress"])
+    code = cli_main(["eval", str(root), "--out", str(tmp_path / "out"), "--no-progress"])
     assert code == 1
     assert "line 6: duplicate id 'rent'" in capsys.readouterr().err
 

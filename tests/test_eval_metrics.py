@@ -21,7 +21,7 @@ from citeguard.evaluation.metrics import (
     summarize,
     token_f1,
 )
-from citeguard.prompts import REFUSAL
+from citeguard.generate.prompts import REFUSAL
 
 RENT = "Tenant shall pay monthly rent of 1,250 dollars on the first day of each month."
 DEPOSIT = "Landlord shall return the security deposit within 30 days after move out."

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from citeguard.validation.refusal import REFUSAL
-from citeguard.validation.validator import ValidationSettings, validate_answer
+from citeguard.text.refusal import REFUSAL
+from citeguard.validate.validator import ValidationSettings, validate_answer
 
 STRICT = ValidationSettings(level="strict")
 CHALLENGING = ValidationSettings(level="strict", challenge_refusals=True)

@@ -1,10 +1,10 @@
-"""Cutting a source down to the sentences a claim rests on (citeguard.validation.focus)."""
+"""Cutting a source down to the sentences a claim rests on (citeguard.validate.focus)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from citeguard.validation.focus import ELLIPSIS, claim_focused_source, within_budget
+from citeguard.validate.focus import ELLIPSIS, claim_focused_source, within_budget
 
 SOURCE = (
     "1. TERM. This Agreement begins on March 1, 2020 and runs for two years. "

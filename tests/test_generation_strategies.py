@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeguard.context import Context
-from citeguard.graph import compile_graph
-from citeguard.prompts import REFUSAL
-from citeguard.selection import (
+from citeguard.graph.context import Context
+from citeguard.graph.answer_graph import compile_graph
+from citeguard.generate.prompts import REFUSAL
+from citeguard.generate.selection import (
     extractive_answer,
     number_sentences,
     parse_selection,

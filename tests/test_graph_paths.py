@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from citeguard.context import Context
-from citeguard.graph import compile_graph
-from citeguard.prompts import REFUSAL
-from citeguard.resources import Resources
+from citeguard.graph.context import Context
+from citeguard.graph.answer_graph import compile_graph
+from citeguard.generate.prompts import REFUSAL
+from citeguard.graph.resources import Resources
 from graph_fakes import LEASE_CHUNKS, ListSearcher, bag_of_words_embed, fake_resources
 
 RENT_Q = "When is the monthly rent due?"
@@ -103,7 +103,7 @@ def test_answer_whose_sources_never_answer_the_question_is_refused() -> None:
 
 
 def count_validations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    import citeguard.nodes.validate as validate_node
+    import citeguard.graph.nodes.validate as validate_node
 
     checked: list[str] = []
     real = validate_node.validate_answer
@@ -239,7 +239,7 @@ def test_bad_settings_are_rejected_with_their_name(settings: dict, message: str)
 
 
 def test_answer_api_uses_index_dir_given_as_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    import citeguard.graph
+    import citeguard.graph.answer_graph
     from citeguard import api
 
     seen: list[Context] = []
@@ -249,7 +249,7 @@ def test_answer_api_uses_index_dir_given_as_a_setting(monkeypatch: pytest.Monkey
             seen.append(context)
             return {}
 
-    monkeypatch.setattr(citeguard.graph, "graph", Recorder())
+    monkeypatch.setattr(citeguard.graph.answer_graph, "graph", Recorder())
     api.answer("q", index_dir="/tmp/some-index")
     api.answer("q", index="/tmp/other", top_k=3)
     assert [c.index_dir for c in seen] == ["/tmp/some-index", "/tmp/other"]

@@ -12,9 +12,10 @@ from citeguard.errors import IncompatibleIndexError, IndexNotFoundError
 from citeguard.index import store
 from citeguard.index.dense import HashingEmbedder
 from citeguard.index.search import UnknownDocumentError
-from citeguard.indexing import IngestSummary, ingest_paths, load_index, remove_documents
+from citeguard.index.search import load_index
+from citeguard.ingest.pipeline import IngestSummary, ingest_paths, remove_documents
 from citeguard.ingest.chunking import ChunkSettings
-from citeguard.validation.sentences import sentence_texts
+from citeguard.text.sentences import sentence_texts
 
 SETTINGS = ChunkSettings(max_tokens=40, overlap_tokens=8, min_chunk_tokens=3)
 

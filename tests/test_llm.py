@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from citeguard import llm
+from citeguard.llm import local as llm
 from citeguard.errors import ModelUnavailableError
-from citeguard.grammar import REFUSAL_SENTENCE, citation_answer_grammar
-from citeguard.lookup_decoding import MAX_DRAFT_TOKENS
-from citeguard.model_work import MODEL_WORK
-from citeguard.prompts import answer_messages
+from citeguard.generate.grammar import REFUSAL_SENTENCE, citation_answer_grammar
+from citeguard.llm.lookup_decoding import MAX_DRAFT_TOKENS
+from citeguard.llm.model_work import MODEL_WORK
+from citeguard.generate.prompts import answer_messages
 from test_grammar import admits
 
 # ----------------------------------------------------------------------------- weights
@@ -348,7 +348,7 @@ def test_build_chat_model_passes_provider_and_zero_temperature(
 
 
 def test_few_shot_examples_follow_the_answer_shapes() -> None:
-    from citeguard.prompts import answer_messages
+    from citeguard.generate.prompts import answer_messages
 
     messages = answer_messages("Q?", [{"doc": "a.pdf", "printed_pages": ["1", "1"], "text": "x"}])
     roles = [role for role, _ in messages]

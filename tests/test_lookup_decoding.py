@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from citeguard.lookup_decoding import (
+from citeguard.llm.lookup_decoding import (
     DecodeOutcome,
     batched_tokens_cost_less,
     continue_known_reply,

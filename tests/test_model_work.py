@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from citeguard.model_work import WorkCounter, WorkCounts
+from citeguard.llm.model_work import WorkCounter, WorkCounts
 
 
 def test_counts_add_up_and_snapshots_subtract() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeguard.validation.quotes import best_quote
+from citeguard.validate.quotes import best_quote
 
 DOCUMENT = (
     "LEASE AGREEMENT\n\n"

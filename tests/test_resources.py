@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from citeguard import llm
-from citeguard.context import Context
+from citeguard.llm import local as llm
+from citeguard.graph.context import Context
 from citeguard.errors import ModelUnavailableError
 from citeguard.index.dense import HashingEmbedder
-from citeguard.resources import Resources, local_support_probability
+from citeguard.graph.resources import Resources, local_support_probability
 
 
 class CountingEmbedder(HashingEmbedder):

@@ -9,7 +9,7 @@ import pytest
 
 from citeguard.index.dense import HashingEmbedder
 from citeguard.index.sentence_vectors import SentenceVectors
-from citeguard.validation.sentences import sentence_texts
+from citeguard.text.sentences import sentence_texts
 
 EMBEDDER = HashingEmbedder(dimension=16)
 TEXTS = [

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeguard.validation.sentences import split_sentences
+from citeguard.text.sentences import split_sentences
 
 
 def texts(text: str) -> list[str]:

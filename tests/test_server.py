@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from algorithm1 import CONDITIONAL_EDGES, NODES, PLAIN_EDGES
-from citeguard.prompts import REFUSAL
+from citeguard.generate.prompts import REFUSAL
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = REPO / "langgraph.json"
@@ -106,7 +106,7 @@ def server_unavailable_reason() -> str | None:
     if not (Path(sys.executable).parent / "langgraph").exists():
         return "the langgraph command is not installed next to this Python"
     from citeguard.errors import ModelUnavailableError
-    from citeguard.llm import resolve_gguf_path
+    from citeguard.llm.local import resolve_gguf_path
 
     try:
         resolve_gguf_path()
@@ -172,7 +172,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     reason = server_unavailable_reason()
     if reason:
         pytest.skip(reason)
-    from citeguard.indexing import ingest_paths
+    from citeguard.ingest.pipeline import ingest_paths
 
     workdir = tmp_path_factory.mktemp("server")
     index_dir = workdir / "index"

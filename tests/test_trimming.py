@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeguard.context import Context
-from citeguard.graph import compile_graph
-from citeguard.trimming import ELLIPSIS, trim_sources
+from citeguard.graph.context import Context
+from citeguard.graph.answer_graph import compile_graph
+from citeguard.generate.trimming import ELLIPSIS, trim_sources
 from graph_fakes import bag_of_words_embed, fake_resources, make_chunk
 
 FILLER = [
@@ -89,7 +89,7 @@ def test_the_model_sees_the_trimmed_sources_only_when_asked() -> None:
 
 
 def test_sentence_vectors_stored_in_the_index_are_used_instead_of_embedding() -> None:
-    from citeguard.validation.sentences import sentence_texts
+    from citeguard.text.sentences import sentence_texts
 
     embedded: list[str] = []
 
@@ -129,7 +129,7 @@ def test_the_answer_graph_trims_with_the_sentence_vectors_stored_in_the_index() 
     from citeguard.index.dense import DenseIndex, HashingEmbedder
     from citeguard.index.search import HybridSearcher
     from citeguard.index.sentence_vectors import SentenceVectors
-    from citeguard.resources import Resources
+    from citeguard.graph.resources import Resources
     from graph_fakes import scripted_model
 
     class RecordingEmbedder(HashingEmbedder):

@@ -12,14 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeguard.validation.grounding import (
-    extract_quantities,
-    lexical_overlap,
-    tokens,
-    unsupported_quantities,
-)
-from citeguard.validation.refusal import REFUSAL, is_refusal
-from citeguard.validation.validator import (
+from citeguard.text.tokens import lexical_overlap, tokens
+
+from citeguard.text.quantities import extract_quantities, unsupported_quantities
+from citeguard.text.refusal import REFUSAL, is_refusal
+from citeguard.validate.validator import (
     ValidationSettings,
     refusal_despite_strong_evidence,
     rejected_by_reproducible_checks,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeguard.context import Context
+from citeguard.graph.context import Context
 
 
 def answer(
@@ -16,13 +16,13 @@ def answer(
         question: the question.
         index: index folder (default $CITEGUARD_INDEX or ./.citeguard).
         docs: optional document scope (file names as indexed).
-        **settings: any ``citeguard.context.Context`` field, e.g. ``model="ollama:qwen2.5:7b"``.
+        **settings: any ``citeguard.graph.context.Context`` field, e.g. ``model="ollama:qwen2.5:7b"``.
 
     Returns:
         The output schema as a dict: answer, status, refusal_reason, citations, validation.
         Models load once per process; later calls reuse them.
     """
-    from citeguard.graph import graph
+    from citeguard.graph.answer_graph import graph
 
     if index is not None:
         settings = {**settings, "index_dir": index}

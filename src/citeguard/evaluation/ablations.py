@@ -17,7 +17,7 @@ from citeguard.atomic_files import write_json_atomic
 from citeguard.evaluation.harness import EvalConfig, EvalRun, run_evaluation
 from citeguard.evaluation.report import render_ablation_report, write_chart
 from citeguard.ingest.chunking import ChunkSettings
-from citeguard.models import DEFAULT_EMBEDDING_MODEL, MPNET_EMBEDDING_MODEL
+from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL, MPNET_EMBEDDING_MODEL
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """``citeguard eval DATASET --out DIR``: the evaluation command.
 
-Wired into the main CLI with :func:`add_eval_parser` and :func:`run_eval`; also runnable
-on its own as ``python -m citeguard.evaluation.cli_eval DATASET --out DIR``.
+Wired into the main CLI (:mod:`citeguard.serve.cli`) with :func:`add_eval_parser` and
+:func:`run_eval`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from citeguard.context import Context
+from citeguard.graph.context import Context
 from citeguard.evaluation.ablations import ABLATIONS, ALIASES, chunk_settings, run_ablation
 from citeguard.evaluation.harness import DEFAULT_CACHE_DIR, EvalConfig, run_evaluation
 from citeguard.evaluation.metrics import JUDGE_THRESHOLD
@@ -232,7 +232,7 @@ def run_eval(args: argparse.Namespace) -> int:
     """Run ``citeguard eval`` from parsed arguments; prints the headline numbers."""
     if args.no_generation_cache:
         return _run_eval(args)
-    from citeguard.llm import generation_cache
+    from citeguard.llm.local import generation_cache
 
     with generation_cache(Path(args.cache_dir) / "generations.sqlite"):
         return _run_eval(args)
@@ -277,14 +277,3 @@ def _headline(label: str, summary: dict[str, Any]) -> str:
     p50 = (summary.get("seconds_per_question") or {}).get("p50")
     parts.append(f"p50={p50:.1f}s" if p50 is not None else "p50=n/a")
     return f"{label}: " + " ".join(parts)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m citeguard.evaluation.cli_eval ARGS`` is ``citeguard eval ARGS``."""
-    from citeguard.cli import main as cli_main
-
-    return cli_main(["eval", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

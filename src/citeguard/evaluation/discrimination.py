@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from citeguard.evaluation.dataset import load_questions
-from citeguard.validation import ValidationSettings, split_sentences, validate_answer
+from citeguard.validate import ValidationSettings, split_sentences, validate_answer
 
 # ~600 tokens of contract text (the paper's chunk size) at ~4 characters per token.
 WINDOW_CHARS = 2400

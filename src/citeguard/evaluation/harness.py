@@ -2,7 +2,7 @@
 
 One run: pick the dataset's document files, ingest them into a cached index (incremental:
 nothing is re-embedded when nothing changed), then send every question through the same
-compiled graph the CLI and server use (``citeguard.graph.compile_graph``; the only
+compiled graph the CLI and server use (``citeguard.graph.answer_graph.compile_graph``; the only
 difference is ``allow_unvalidated=True``, so that the validation-off ablation can run).
 Each finished question is appended to ``results.jsonl`` at once and flushed to disk, so a
 crash loses nothing; a re-run with the same settings skips the ids already there. At the
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from citeguard.atomic_files import write_json_atomic
-from citeguard.context import Context
+from citeguard.graph.context import Context
 from citeguard.errors import CiteGuardError, IndexStoreError, ModelUnavailableError
 from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
 from citeguard.evaluation.metrics import (
@@ -35,11 +35,11 @@ from citeguard.evaluation.metrics import (
     summarize,
 )
 from citeguard.ingest.chunking import ChunkSettings
-from citeguard.llm import GGUF_ENV_VAR, model_runtime
-from citeguard.model_work import MODEL_WORK
-from citeguard.models import DEFAULT_EMBEDDING_MODEL, Embedder
-from citeguard.resources import Resources, default_resources
-from citeguard.state import State
+from citeguard.llm.local import GGUF_ENV_VAR, model_runtime
+from citeguard.llm.model_work import MODEL_WORK
+from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL, Embedder
+from citeguard.graph.resources import Resources, default_resources
+from citeguard.graph.state import State
 
 logger = logging.getLogger(__name__)
 
@@ -153,7 +153,7 @@ def prepare_index(
         as it goes into the run's settings.
     """
     from citeguard.index.store import read_manifest
-    from citeguard.indexing import ingest_paths
+    from citeguard.ingest.pipeline import ingest_paths
 
     files = select_document_files(dataset_docs_dir(dataset), config.docs_suffix)
     model = embedder.name if embedder is not None else config.context.embedding_model
@@ -201,7 +201,7 @@ def run_settings(
 ) -> dict[str, Any]:
     """The settings that decide results; their hash marks every results line.
 
-    ``runtime`` is the local model's file and kernels (:func:`citeguard.llm.model_runtime`)
+    ``runtime`` is the local model's file and kernels (:func:`citeguard.llm.local.model_runtime`)
     when the run uses it: the AMX path loads a Q8_0 copy, whose near ties can fall the other
     way, so its results are not the plain path's.
     """
@@ -310,7 +310,7 @@ def _resources_for(
         return resources
     if embedder is None and chat_model is None and validator_judge is None:
         return default_resources()
-    from citeguard.indexing import load_index
+    from citeguard.index.search import load_index
 
     return Resources(
         chat_model=chat_model,
@@ -321,7 +321,7 @@ def _resources_for(
 
 
 def _default_judge() -> JudgeFn:
-    from citeguard.llm import support_probability
+    from citeguard.llm.local import support_probability
 
     return support_probability
 
@@ -450,7 +450,7 @@ def run_evaluation(
     res = _resources_for(index_path, resources, embedder, chat_model, validator_judge)
     judge_fn = (judge or _default_judge()) if config.judge else None
 
-    from citeguard.graph import compile_graph
+    from citeguard.graph.answer_graph import compile_graph
 
     graph = compile_graph(res, allow_unvalidated=True)
     todo = [q for q in questions if q.id not in done]

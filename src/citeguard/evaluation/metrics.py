@@ -25,9 +25,9 @@ import numpy as np
 
 from citeguard.evaluation.dataset import GoldSpan, Question
 from citeguard.evaluation.matching import covered_fraction, span_overlaps
-from citeguard.validation.citations import parse_citations, strip_citations
-from citeguard.validation.sentences import split_sentences
-from citeguard.validation.validator import ValidationSettings, validate_answer
+from citeguard.text.citations import parse_citations, strip_citations
+from citeguard.text.sentences import split_sentences
+from citeguard.validate.validator import ValidationSettings, validate_answer
 
 JudgeFn = Callable[[str, str], float]
 EmbedFn = Callable[[Sequence[str]], np.ndarray]

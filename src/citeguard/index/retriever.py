@@ -69,7 +69,7 @@ class CiteGuardRetriever(BaseRetriever):
         if self.searcher is not None:
             return self.searcher
         if self._loaded is None:
-            from citeguard.indexing import load_index
+            from citeguard.index.search import load_index
 
             self._loaded = load_index(self.index_dir, embedding_model=self.embedding_model)
         return self._loaded

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Sequence
 from typing import Literal
 
@@ -37,9 +38,9 @@ from citeguard.index.dense import DenseIndex
 from citeguard.index.fusion import DEFAULT_ALPHA, FUSION_METHODS, fuse
 from citeguard.index.rerank import heuristic_rerank
 from citeguard.index.sentence_vectors import SentenceVectors
-from citeguard.index.store import IndexData, Manifest
-from citeguard.models import Embedder, get_embedder
-from citeguard.validation.sentences import sentence_texts
+from citeguard.index.store import IndexData, Manifest, read_index
+from citeguard.index.embedder import Embedder, get_embedder
+from citeguard.text.sentences import sentence_texts
 
 logger = logging.getLogger(__name__)
 
@@ -183,7 +184,7 @@ class HybridSearcher:
         """(text, vectors of its sentences) of an indexed chunk, when the index stores them.
 
         The text lets a caller check that what it holds is the chunk as indexed before it
-        uses the vectors (see ``citeguard.trimming``).
+        uses the vectors (see ``citeguard.generate.trimming``).
         """
         row = self._row_of_chunk.get(chunk_id)
         if row is None or self.sentence_vectors is None:
@@ -348,3 +349,29 @@ class HybridSearcher:
         if scope.size > n:
             return scope[np.argpartition(-scores, n - 1)[:n]].astype(np.int64)
         return scope.astype(np.int64)
+
+
+def load_index(
+    index_dir: str | os.PathLike[str] | None = None,
+    embedding_model: str | None = None,
+    embedder: Embedder | None = None,
+) -> HybridSearcher:
+    """Load the index for searching.
+
+    Args:
+        index_dir: the index folder (``resolve_index_dir`` rules).
+        embedding_model: when given, must be the model the index was built with.
+        embedder: embeds queries; by default the index's model is loaded on first dense search.
+
+    Raises:
+        IndexNotFoundError: no index there.
+        IncompatibleIndexError: built with another model, dimension or format version.
+    """
+    if embedder is not None and embedding_model is None:
+        embedding_model = embedder.name
+    data = read_index(
+        index_dir,
+        embedding_model=embedding_model,
+        dimension=embedder.dimension if embedder is not None else None,
+    )
+    return HybridSearcher.from_index(data, embedder=embedder)

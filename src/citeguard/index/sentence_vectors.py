@@ -1,10 +1,10 @@
 """Embeddings of every chunk's sentences, computed at ingest and stored with the index.
 
 Answering trims each source to its sentences most related to the question
-(``citeguard.trimming``), which needs a vector per sentence. Embedding them while a user
+(``citeguard.generate.trimming``), which needs a vector per sentence. Embedding them while a user
 waits cost ~0.7 s per question on two cores; embedding them once at ingest makes that a
 lookup. The rows follow the index's chunk rows: chunk ``i``'s sentences (as
-:func:`~citeguard.validation.sentences.sentence_texts` splits its text) are
+:func:`~citeguard.text.sentences.sentence_texts` splits its text) are
 ``vectors[offsets[i]:offsets[i + 1]]``.
 
 Each sentence's length in characters is stored too: a reader whose sentence splitter cuts
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from citeguard.validation.sentences import sentence_texts
+from citeguard.text.sentences import sentence_texts
 
 __all__ = ["SentenceVectors"]
 

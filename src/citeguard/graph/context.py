@@ -1,0 +1,228 @@
+"""Run-time settings for the answer graph (LangGraph ``context_schema``).
+
+Every field has a default, so a run without context uses the paper's configuration with
+the local models. The server shows these descriptions in /assistants/{id}/schemas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal, get_args
+
+from citeguard.errors import InvalidSettingError
+from citeguard.generate.strategies import GenerationStrategy
+
+ValidationLevel = Literal["paper", "strict", "judge", "off"]
+RetrievalMode = Literal["hybrid", "dense", "lexical"]
+FusionMethod = Literal["minmax", "rrf"]
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"description": text}
+
+
+@dataclass(frozen=True)
+class Context:
+    """Settings for one run of the answer graph."""
+
+    model: str = field(
+        default="local",
+        metadata=_doc(
+            '"local" (Qwen2.5-Coder-1.5B GGUF through llama.cpp, offline) or a LangChain '
+            '"provider:model" string such as "ollama:qwen2.5:7b".'
+        ),
+    )
+    embedding_model: str | None = field(
+        default=None,
+        metadata=_doc(
+            "Embedding model for queries and validation; default: the one the index was built "
+            "with (all-MiniLM-L6-v2 or all-mpnet-base-v2). A different one is an error."
+        ),
+    )
+    index_dir: str | None = field(
+        default=None,
+        metadata=_doc("Index folder; default $CITEGUARD_INDEX or ./.citeguard."),
+    )
+    top_k: int = field(default=8, metadata=_doc("Candidates retrieved by hybrid search."))
+    context_k: int = field(
+        default=4, metadata=_doc("Retrieved chunks passed to the generator as sources [1]..[k].")
+    )
+    opening_source: bool = field(
+        default=True,
+        metadata=_doc(
+            "For questions about the document's date, effective date or parties, pass the "
+            "document's opening chunk (where contracts, leases and policies state them) as the "
+            "last source when retrieval did not rank it among the first context_k."
+        ),
+    )
+    source_words: int = field(
+        default=120,
+        metadata=_doc(
+            "Free strategy: show the model at most this many words of each source, its "
+            "sentences most similar to the question (a prompt under half as long: 2.4x "
+            "faster on a CPU at the same accuracy on CUAD dev); validation still checks the "
+            "whole source. 0 = whole sources."
+        ),
+    )
+    alpha: float = field(
+        default=0.65,
+        metadata=_doc("Weight of the dense score in alpha*dense + (1-alpha)*lexical fusion."),
+    )
+    retrieval_mode: RetrievalMode = field(
+        default="hybrid", metadata=_doc("hybrid, dense (embeddings only) or lexical (BM25 only).")
+    )
+    fusion: FusionMethod = field(
+        default="minmax",
+        metadata=_doc(
+            "minmax (the paper's normalized weighted sum) or rrf (reciprocal rank fusion)."
+        ),
+    )
+    rerank: bool = field(
+        default=False,
+        metadata=_doc(
+            "Heuristic reranker (query overlap + legal cue words); off in the paper's final system."
+        ),
+    )
+    min_dense_score: float = field(
+        default=0.20,
+        metadata=_doc(
+            "Sufficiency floor: evidence is insufficient when no retrieved chunk has a cosine "
+            "similarity to the question of at least this value."
+        ),
+    )
+    min_question_coverage: float = field(
+        default=0.25,
+        metadata=_doc(
+            "Sufficiency floor: share of the question's content words that must occur in the "
+            "retrieved evidence."
+        ),
+    )
+    generation_strategy: GenerationStrategy = field(
+        default="free",
+        metadata=_doc(
+            "free (the paper's cite-as-you-write), evidence-first (select source sentences, "
+            "then write from them) or extractive (the selected sentences are the answer)."
+        ),
+    )
+    validation_level: ValidationLevel = field(
+        default="judge",
+        metadata=_doc(
+            "paper (the paper's lexical/semantic thresholds), strict (paper + content-word, "
+            "number and best-source checks), judge (default: strict, then the local model asked "
+            "whether the cited source supports each sentence; needs the local model even when "
+            "another one writes the answers). "
+            '"off" delivers the first candidate unchecked and is accepted only by the evaluation '
+            "harness."
+        ),
+    )
+    lexical_threshold: float = field(
+        default=0.10, metadata=_doc("Minimum |Ts & Te| / |Ts| token overlap with cited evidence.")
+    )
+    semantic_threshold: float = field(
+        default=0.40, metadata=_doc("Minimum embedding cosine between sentence and cited evidence.")
+    )
+    judge_threshold: float = field(
+        default=0.5, metadata=_doc("Minimum entailment-judge P(supported) at the judge level.")
+    )
+    judge_evidence_words: int = field(
+        default=0,
+        metadata=_doc(
+            "Judge level: 0 = the judge reads each cited source whole; N = only the source's "
+            "sentences sharing most of the claim's words, at most N words (faster, about a "
+            "second per 100 words on a CPU, but more lenient: on CUAD dev 100 words let "
+            "through answers the whole-source judge rejects)."
+        ),
+    )
+    relevance_check: bool = field(
+        default=True,
+        metadata=_doc(
+            "Judge level (default on): also ask the local model whether a cited source "
+            "answers the question, and regenerate or refuse when none does. Catches a "
+            "supported answer to something else (a late fee given for an early-termination "
+            "fee); about half a second per answer, since the judge has just read the same "
+            "sources."
+        ),
+    )
+    challenge_refusals: bool = field(
+        default=False,
+        metadata=_doc(
+            "Regenerate once when the model refuses although one source holds most of the "
+            "question's key terms. Off by default: with the bundled 1.5B model such "
+            "regenerations refused again every time (55 of 55 on CUAD dev), at ~1.2 s each; "
+            "a stronger model may make use of it."
+        ),
+    )
+    max_regenerations: int = field(
+        default=1, metadata=_doc("Validation-guided regenerations before refusing (paper: 1).")
+    )
+
+    def __post_init__(self) -> None:
+        """Reject bad settings when the run starts, not deep inside the graph."""
+        choices = {
+            "retrieval_mode": RetrievalMode,
+            "fusion": FusionMethod,
+            "generation_strategy": GenerationStrategy,
+            "validation_level": ValidationLevel,
+        }
+        for name, kind in choices.items():
+            if getattr(self, name) not in get_args(kind):
+                raise InvalidSettingError(
+                    f"{name}={getattr(self, name)!r}: choose one of {', '.join(get_args(kind))}"
+                )
+        if not isinstance(self.model, str) or not self.model:
+            raise InvalidSettingError(f"model={self.model!r}: must be a non-empty string")
+        counts = {
+            "top_k": 1,
+            "context_k": 1,
+            "max_regenerations": 0,
+            "source_words": 0,
+            "judge_evidence_words": 0,
+        }
+        for name, least in counts.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise InvalidSettingError(f"{name}={value!r}: must be an integer >= {least}")
+        for name in (
+            "alpha",
+            "min_dense_score",
+            "min_question_coverage",
+            "lexical_threshold",
+            "semantic_threshold",
+            "judge_threshold",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InvalidSettingError(f"{name}={value!r}: must be a number")
+            if not 0.0 <= value <= 1.0 and name != "min_dense_score":
+                raise InvalidSettingError(f"{name}={value!r}: must be between 0 and 1")
+        for name in ("rerank", "opening_source"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidSettingError(f"{name}={getattr(self, name)!r}: must be true or false")
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any] | None) -> Context:
+        """Build from a dict, ignoring unknown keys' absence and rejecting unknown names."""
+        if not values:
+            return cls()
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise InvalidSettingError(
+                f"unknown setting(s): {', '.join(unknown)}; known: {sorted(known)}"
+            )
+        return cls(**{k: v for k, v in values.items() if v is not None})
+
+    def with_overrides(self, **values: Any) -> Context:
+        return replace(self, **{k: v for k, v in values.items() if v is not None})
+
+
+def context_of(runtime: Any) -> Context:
+    """The run's Context, or the defaults when the run was given none."""
+    ctx = getattr(runtime, "context", None)
+    if ctx is None:
+        return Context()
+    if isinstance(ctx, Context):
+        return ctx
+    if isinstance(ctx, dict):
+        return Context.from_mapping(ctx)
+    return ctx

@@ -1,0 +1,25 @@
+"""sufficiency_check: can this evidence support an answer? Decided before any model call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from citeguard.graph.context import Context, context_of
+from citeguard.graph.state import State
+from citeguard.validate.sufficiency import assess_sufficiency
+
+
+def sufficiency_check(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    ctx = context_of(runtime)
+    verdict = assess_sufficiency(
+        state["question"],
+        state.get("evidence", []),
+        min_dense_score=ctx.min_dense_score,
+        min_question_coverage=ctx.min_question_coverage,
+        retrieval_mode=ctx.retrieval_mode,
+    )
+    if not verdict["sufficient"] and runtime.stream_writer is not None:
+        runtime.stream_writer({"event": "insufficient_evidence", "reason": verdict["reason"]})
+    return {"sufficiency": verdict}

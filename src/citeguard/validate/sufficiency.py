@@ -1,0 +1,80 @@
+"""The sufficiency rule: is the retrieved evidence worth a model call at all?
+
+Decided before any generation, from retrieval alone. The evidence is insufficient when
+
+1. there is none (empty index, or a document scope with no chunks), or
+2. (hybrid and dense modes) no chunk's cosine similarity to the question reaches
+   ``min_dense_score``: nothing in the index is about the question, or
+3. fewer than ``min_question_coverage`` of the question's content words (stopwords and
+   question words removed) occur in the evidence passed to the generator. Words match
+   when they share their first five letters, a cheap stemmer that lets "assign" meet
+   "assignment" and "terminate" meet "termination".
+
+The floors are deliberately low: this check only spares the model questions that the
+evidence plainly cannot answer; validation catches the subtler cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from citeguard.text.tokens import content_tokens
+
+STEM_PREFIX = 5
+
+# Words that shape a question but carry no topic: their absence in the evidence says nothing.
+QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does do did is are was were can could "
+    "should would will shall may might must there any this that these those party parties "
+    "agreement contract document".split()
+)
+
+
+def _stem(word: str) -> str:
+    return word[:STEM_PREFIX]
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's topic words (normalized, deduplicated, in order)."""
+    seen: dict[str, None] = {}
+    for token in content_tokens(question):
+        if token not in QUESTION_WORDS:
+            seen.setdefault(token, None)
+    return list(seen)
+
+
+def assess_sufficiency(
+    question: str,
+    evidence: Sequence[dict[str, Any]],
+    min_dense_score: float,
+    min_question_coverage: float,
+    retrieval_mode: str = "hybrid",
+) -> dict[str, Any]:
+    """Apply the rule above; returns the decision with the measurements behind it."""
+    if not evidence:
+        return {
+            "sufficient": False,
+            "reason": "no_evidence",
+            "max_dense_score": None,
+            "question_coverage": 0.0,
+        }
+    max_dense = max(float(item.get("dense_score", 0.0)) for item in evidence)
+    terms = question_terms(question)
+    evidence_stems = {
+        _stem(token) for item in evidence for token in content_tokens(item.get("text", ""))
+    }
+    covered = [t for t in terms if _stem(t) in evidence_stems]
+    coverage = len(covered) / len(terms) if terms else 1.0
+    verdict: dict[str, Any] = {
+        "sufficient": True,
+        "reason": None,
+        "max_dense_score": max_dense,
+        "question_coverage": coverage,
+        "missing_terms": [t for t in terms if t not in covered],
+    }
+    if retrieval_mode != "lexical" and max_dense < min_dense_score:
+        verdict.update(sufficient=False, reason="low_similarity")
+    elif coverage < min_question_coverage:
+        verdict.update(sufficient=False, reason="question_terms_absent")
+    return verdict
