@@ -252,9 +252,9 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_unsupported_file_type(tmp_path: Path) -> None:
-    path = tmp_path / "notes.docx"
+    path = tmp_path / "notes.odt"
     path.write_bytes(b"PK")
-    with pytest.raises(ParsingError, match="unsupported file type '.docx'"):
+    with pytest.raises(ParsingError, match="unsupported file type '.odt'"):
         parse_document(path)
 
 
@@ -295,13 +295,48 @@ def test_markdown_heading_is_its_own_paragraph(tmp_path: Path) -> None:
     assert parse_document(path).text == "# Rent\n\nRent is due monthly.\n\n## Term\n\nFive years."
 
 
-def test_bad_utf8_text(tmp_path: Path) -> None:
-    path = tmp_path / "latin.txt"
-    path.write_bytes("Caf\u00e9 menu".encode("latin-1"))
-    with pytest.raises(ParsingError, match="not valid UTF-8 text") as info:
+LATIN_TEXT = (
+    "Caf\u00e9 cr\u00e8me: the d\u00e9p\u00f4t is due on signing, says the propri\u00e9taire."
+)
+CP1252_TEXT = "\u201cRent\u201d \u2013 due on the 1st of each month \u2026 late fee \u20ac75."
+
+
+@pytest.mark.parametrize(
+    ("text", "codec", "reported"),
+    [
+        (LATIN_TEXT, "latin-1", None),
+        (CP1252_TEXT, "cp1252", None),
+        (LATIN_TEXT, "utf-16", "utf-16"),
+        (LATIN_TEXT, "utf-32", "utf-32"),
+        (LATIN_TEXT, "utf-8-sig", "utf-8"),
+    ],
+    ids=["latin-1", "cp1252", "utf-16-bom", "utf-32-bom", "utf-8-bom"],
+)
+def test_text_in_other_encodings_is_read(
+    tmp_path: Path, text: str, codec: str, reported: str | None
+) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(text.encode(codec))
+    doc = parse_document(path)
+    assert doc.text == normalize_line(text)  # curly quotes straightened, as for any text
+    assert doc.encoding is not None
+    if reported is not None:
+        assert doc.encoding.startswith(reported)
+    else:  # detected: some single-byte encoding that decodes these bytes to the same text
+        assert doc.encoding != "utf-8"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"\x00\x01\x02\x03binary\x00", bytes(range(256)) * 4, b"text\x00with a NUL byte"],
+    ids=["nul-bytes", "all-bytes", "utf8-with-nul"],
+)
+def test_binary_file_named_txt_is_refused(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "data.txt"
+    path.write_bytes(data)
+    with pytest.raises(ParsingError, match="binary") as info:
         parse_document(path)
-    assert info.value.path.endswith("latin.txt")
-    assert "latin.txt" in str(info.value)
+    assert "data.txt" in str(info.value)
 
 
 def test_empty_text_file(tmp_path: Path) -> None:
@@ -327,8 +362,9 @@ def test_discover_documents(tmp_path: Path) -> None:
     root = tmp_path / "corpus"
     (root / "sub").mkdir(parents=True)
     (root / ".hidden").mkdir()
-    for name in ["b.txt", "a.PDF", "sub/c.md", "sub/skip.docx", ".secret.txt", ".hidden/d.txt"]:
+    for name in ["b.txt", "a.PDF", "sub/c.md", "sub/skip.odt", ".secret.txt", ".hidden/d.txt"]:
         (root / name).write_text("x", encoding="utf-8")
+    (root / "sub" / "dangling.txt").symlink_to(tmp_path / "missing.txt")
     explicit = tmp_path / "notes.rtf"
     explicit.write_text("x", encoding="utf-8")
     lone = tmp_path / "lone.txt"
@@ -338,6 +374,8 @@ def test_discover_documents(tmp_path: Path) -> None:
 
     assert files == [root / "a.PDF", root / "b.txt", root / "sub" / "c.md", lone]
     assert skipped == [
+        (root / "sub" / "dangling.txt", "dangling symbolic link (its target does not exist)"),
+        (root / "sub" / "skip.odt", "unsupported file type '.odt'"),
         (explicit, "unsupported file type '.rtf'"),
         (tmp_path / "gone", "not found"),
     ]

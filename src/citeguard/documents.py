@@ -46,6 +46,8 @@ class ParsedDocument:
     pages: tuple[Page, ...]
     text: str
     """Page texts joined by PAGE_SEPARATOR; all offsets point into this string."""
+    encoding: str | None = None
+    """The text encoding a text file was read with (None for PDFs)."""
 
     def page_at(self, offset: int) -> Page:
         """The page holding character ``offset``; a page separator belongs to the page before."""

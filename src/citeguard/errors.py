@@ -38,3 +38,7 @@ class ModelUnavailableError(CiteGuardError):
 
 class InvalidSettingError(CiteGuardError, ValueError):
     """A run setting (Context field) has a bad value or an unknown name."""
+
+
+class InvalidQuestionError(CiteGuardError, ValueError):
+    """A question that cannot be asked: empty, too long, or holding control characters."""

@@ -41,14 +41,13 @@ from citeguard.generate.selection import (
     parse_selection,
 )
 
+GenerationStrategy = Literal["free", "evidence-first", "extractive"]
+"""How an answer is written: cite-as-you-write, select-then-write, or quote selected sentences."""
 STRATEGIES: tuple[str, ...] = get_args(GenerationStrategy)
 MAX_SELECTED = 4
 
 Messages = list[tuple[str, str]]
 InvokeFn = Callable[[Messages, str | None], str]
-
-GenerationStrategy = Literal["free", "evidence-first", "extractive"]
-"""How an answer is written: cite-as-you-write, select-then-write, or quote selected sentences."""
 
 
 @dataclass

@@ -20,6 +20,7 @@ Plain text (.txt, .md) is one page unless form feeds ("\\f") split it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import math
@@ -34,6 +35,9 @@ import pymupdf
 
 from citeguard.documents import PAGE_SEPARATOR, Page, ParsedDocument
 from citeguard.errors import ParsingError
+from citeguard.ingest.docx_text import NotDocx, docx_pages
+from citeguard.ingest.encodings import NotText, decode_text
+from citeguard.ingest.html_text import html_sections
 from citeguard.ingest.textnorm import (
     PARAGRAPH_SEPARATOR,
     normalize_line,
@@ -43,7 +47,7 @@ from citeguard.ingest.textnorm import (
 
 logger = logging.getLogger(__name__)
 
-SUPPORTED_SUFFIXES: tuple[str, ...] = (".pdf", ".txt", ".md")
+SUPPORTED_SUFFIXES: tuple[str, ...] = (".pdf", ".txt", ".md", ".html", ".htm", ".docx")
 """File types :func:`parse_document` reads (compared case-insensitively)."""
 
 # How many lines at the top and at the bottom of a page may be headers or footers.
@@ -76,11 +80,12 @@ def parse_document(path: str | Path) -> ParsedDocument:
     """Parse one file into a :class:`ParsedDocument`.
 
     Args:
-        path: a .pdf, .txt or .md file.
+        path: a .pdf, .txt, .md, .html/.htm or .docx file.
 
     Raises:
         ParsingError: the file is missing or unreadable, of an unsupported type, not
-            valid UTF-8 text, a corrupt, encrypted or empty PDF, or has no text layer.
+            text in a known encoding (:mod:`citeguard.ingest.encodings`), a corrupt,
+            encrypted or empty PDF or .docx, or has no text.
     """
     file_path = Path(path)
     suffix = file_path.suffix.lower()
@@ -92,15 +97,23 @@ def parse_document(path: str | Path) -> ParsedDocument:
         )
     data = _read_bytes(file_path)
     content_hash = hashlib.sha256(data).hexdigest()
+    encoding = None
     if suffix == ".pdf":
         page_texts, printed = _parse_pdf(file_path, data)
+    elif suffix == ".docx":
+        page_texts = _parse_docx(file_path, data)
+        printed = [str(i + 1) for i in range(len(page_texts))]
     else:
-        page_texts = _parse_plain_text(file_path, data, markdown=suffix == ".md")
+        if suffix in (".html", ".htm"):
+            page_texts, encoding = _parse_html(file_path, data)
+        else:
+            page_texts, encoding = _parse_plain_text(file_path, data, markdown=suffix == ".md")
         printed = [str(i + 1) for i in range(len(page_texts))]
     if suffix == ".pdf" and any(label != str(i + 1) for i, label in enumerate(printed)):
         logger.debug("%s: printed page labels %s", file_path.name, printed)
     logger.debug("%s: parsed %d page(s)", file_path.name, len(page_texts))
-    return _assemble(file_path.name, str(file_path), content_hash, page_texts, printed)
+    document = _assemble(file_path.name, str(file_path), content_hash, page_texts, printed)
+    return dataclasses.replace(document, encoding=encoding)
 
 
 def document_from_pages(
@@ -128,21 +141,28 @@ def discover_documents(
 ) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Expand files and folders into the supported documents they hold.
 
-    Folders are searched recursively; hidden files and folders (names starting with ".")
-    are skipped, as are files of unsupported types found inside folders. Files are
-    returned sorted within each folder and without duplicates, in argument order.
+    Folders are searched recursively. Hidden files and folders (names starting with ".")
+    are passed over, as version control and editors keep their own files there. Every
+    other file that will not be indexed is reported: an unsupported type, a symbolic link
+    whose target is missing, something that is not a regular file. Files are returned
+    sorted within each folder and without duplicates, in argument order.
 
     Returns:
-        ``(files, skipped)`` where ``skipped`` lists ``(path, reason)`` for arguments that
-        do not exist or are explicitly named files of an unsupported type.
+        ``(files, skipped)`` where ``skipped`` lists ``(path, reason)`` for every file or
+        argument that will not be indexed.
     """
     files: list[Path] = []
     skipped: list[tuple[Path, str]] = []
     seen: set[Path] = set()
 
-    def add(file: Path) -> None:
-        key = file.resolve()
-        if key not in seen:
+    def consider(file: Path) -> None:
+        if file.is_symlink() and not file.exists():
+            skipped.append((file, "dangling symbolic link (its target does not exist)"))
+        elif not file.is_file():
+            skipped.append((file, "not a regular file or folder"))
+        elif file.suffix.lower() not in SUPPORTED_SUFFIXES:
+            skipped.append((file, f"unsupported file type {file.suffix or '(none)'!r}"))
+        elif (key := file.resolve()) not in seen:
             seen.add(key)
             files.append(file)
 
@@ -151,17 +171,11 @@ def discover_documents(
         if path.is_dir():
             for found in sorted(path.rglob("*")):
                 relative = found.relative_to(path).parts
-                if any(part.startswith(".") for part in relative):
+                if any(part.startswith(".") for part in relative) or found.is_dir():
                     continue
-                if found.is_file() and found.suffix.lower() in SUPPORTED_SUFFIXES:
-                    add(found)
-        elif path.is_file():
-            if path.suffix.lower() in SUPPORTED_SUFFIXES:
-                add(path)
-            else:
-                skipped.append((path, f"unsupported file type {path.suffix or '(none)'!r}"))
-        elif path.exists():
-            skipped.append((path, "not a regular file or folder"))
+                consider(found)
+        elif path.exists() or path.is_symlink():
+            consider(path)
         else:
             skipped.append((path, "not found"))
     return files, skipped
@@ -205,13 +219,15 @@ def _read_bytes(path: Path) -> bytes:
 # --------------------------------------------------------------------------- plain text
 
 
-def _parse_plain_text(path: Path, data: bytes, markdown: bool) -> list[str]:
+def _parse_plain_text(path: Path, data: bytes, markdown: bool) -> tuple[list[str], str]:
+    """The pages (split at form feeds) of a text file, and the encoding it was read with."""
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ParsingError(
-            path, f"not valid UTF-8 text (invalid byte at position {exc.start})"
-        ) from exc
+        decoded = decode_text(data)
+    except NotText as exc:
+        raise ParsingError(path, str(exc)) from exc
+    if decoded.encoding != "utf-8":
+        logger.info("%s: read as %s text", path.name, decoded.encoding)
+    text = decoded.text
     pages = [
         PARAGRAPH_SEPARATOR.join(paragraphs_from_plain_text(raw, markdown=markdown))
         for raw in text.split("\f")
@@ -221,7 +237,33 @@ def _parse_plain_text(path: Path, data: bytes, markdown: bool) -> list[str]:
         pages.pop()
     if not any(pages):
         raise ParsingError(path, "no text")
-    return pages
+    return pages, decoded.encoding
+
+
+# --------------------------------------------------------------------------- HTML, DOCX
+
+
+def _parse_html(path: Path, data: bytes) -> tuple[list[str], str]:
+    """One page per section of the HTML page (:mod:`citeguard.ingest.html_text`)."""
+    try:
+        decoded = decode_text(data)
+    except NotText as exc:
+        raise ParsingError(path, str(exc)) from exc
+    sections = html_sections(decoded.text)
+    if not sections:
+        raise ParsingError(path, "no visible text")
+    return [PARAGRAPH_SEPARATOR.join(section) for section in sections], decoded.encoding
+
+
+def _parse_docx(path: Path, data: bytes) -> list[str]:
+    """The file's pages, or its sections (:mod:`citeguard.ingest.docx_text`)."""
+    try:
+        pages, _ = docx_pages(data)
+    except NotDocx as exc:
+        raise ParsingError(path, str(exc)) from exc
+    if not any(pages):
+        raise ParsingError(path, "no text")
+    return [PARAGRAPH_SEPARATOR.join(page) for page in pages]
 
 
 # --------------------------------------------------------------------------- PDF

@@ -36,7 +36,7 @@ from citeguard.documents import Chunk, ParsedDocument
 from citeguard.errors import IncompatibleIndexError, IndexNotFoundError, ParsingError
 from citeguard.index.bm25 import BM25Index
 from citeguard.index.dense import DenseIndex
-from citeguard.index.search import HybridSearcher
+from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL, Embedder, get_embedder
 from citeguard.index.sentence_vectors import SentenceVectors
 from citeguard.index.store import (
     DocumentRecord,
@@ -53,7 +53,6 @@ from citeguard.index.store import (
 )
 from citeguard.ingest.chunking import ChunkSettings, chunk_document
 from citeguard.ingest.parsing import discover_documents, parse_document
-from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL, Embedder, get_embedder
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +81,8 @@ class IngestSummary:
     added_docs: list[str] = field(default_factory=list)
     replaced_docs: list[str] = field(default_factory=list)
     unchanged_docs: list[str] = field(default_factory=list)
+    encodings: dict[str, str] = field(default_factory=dict)
+    """Text files read in an encoding other than UTF-8: file name -> encoding."""
     sentence_vectors_added: bool = False
     """The index predated stored sentence vectors and this ingest computed them for every
     chunk it kept."""
@@ -253,6 +254,8 @@ def ingest_paths(
             except OSError as exc:
                 summary.skipped.append((str(file), f"cannot read file: {exc.strerror or exc}"))
                 continue
+            if document.encoding not in (None, "utf-8"):
+                summary.encodings[name] = document.encoding
             if embedder is None:
                 embedder = get_embedder(model_name)
                 if manifest is not None:

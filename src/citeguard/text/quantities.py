@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Literal
 
-from citeguard.text.tokens import normalize_text, sentence_token_set, token_set, tokens
+from citeguard.text.citations import strip_citations
+from citeguard.text.tokens import token_set
 
 QuantityKind = Literal["date", "amount", "percentage", "duration", "number"]
 

@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
-from typing import Literal
+from collections.abc import Iterable
 
 from citeguard.text.citations import strip_citations
 
