@@ -11,10 +11,9 @@ import pytest
 from citeguard.errors import IncompatibleIndexError, IndexNotFoundError
 from citeguard.index import store
 from citeguard.index.dense import HashingEmbedder
-from citeguard.index.search import UnknownDocumentError
-from citeguard.index.search import load_index
-from citeguard.ingest.pipeline import IngestSummary, ingest_paths, remove_documents
+from citeguard.index.search import UnknownDocumentError, load_index
 from citeguard.ingest.chunking import ChunkSettings
+from citeguard.ingest.pipeline import IngestSummary, ingest_paths, remove_documents
 from citeguard.text.sentences import sentence_texts
 
 SETTINGS = ChunkSettings(max_tokens=40, overlap_tokens=8, min_chunk_tokens=3)
@@ -280,7 +279,7 @@ def test_a_second_writer_waits_for_the_first(corpus: Path, tmp_path: Path) -> No
 def test_bad_files_are_skipped_with_reasons(corpus: Path, tmp_path: Path) -> None:
     (corpus / "broken.pdf").write_bytes(b"this is not a pdf")
     (corpus / "empty.txt").write_text("")
-    notes = tmp_path / "notes.docx"
+    notes = tmp_path / "notes.odt"
     notes.write_bytes(b"PK")
     summary = ingest(
         [corpus, notes, tmp_path / "missing.txt"], tmp_path / "index", RecordingEmbedder()

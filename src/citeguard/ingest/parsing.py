@@ -76,14 +76,17 @@ _ENDS_SENTENCE = re.compile(r"[.:;!?][\"')\]]?$")
 # --------------------------------------------------------------------------- public API
 
 
-def parse_document(path: str | Path) -> ParsedDocument:
+def parse_document(path: str | Path, max_pages: int | None = None) -> ParsedDocument:
     """Parse one file into a :class:`ParsedDocument`.
 
     Args:
         path: a .pdf, .txt, .md, .html/.htm or .docx file.
+        max_pages: refuse a document of more pages (a PDF is refused before any page is
+            read); None for no limit.
 
     Raises:
-        ParsingError: the file is missing or unreadable, of an unsupported type, not
+        ParsingError: the file is missing or unreadable, over ``max_pages``, of an
+            unsupported type, not
             text in a known encoding (:mod:`citeguard.ingest.encodings`), a corrupt,
             encrypted or empty PDF or .docx, or has no text.
     """
@@ -99,7 +102,7 @@ def parse_document(path: str | Path) -> ParsedDocument:
     content_hash = hashlib.sha256(data).hexdigest()
     encoding = None
     if suffix == ".pdf":
-        page_texts, printed = _parse_pdf(file_path, data)
+        page_texts, printed = _parse_pdf(file_path, data, max_pages)
     elif suffix == ".docx":
         page_texts = _parse_docx(file_path, data)
         printed = [str(i + 1) for i in range(len(page_texts))]
@@ -109,6 +112,8 @@ def parse_document(path: str | Path) -> ParsedDocument:
         else:
             page_texts, encoding = _parse_plain_text(file_path, data, markdown=suffix == ".md")
         printed = [str(i + 1) for i in range(len(page_texts))]
+    if max_pages is not None and len(page_texts) > max_pages:
+        raise ParsingError(file_path, too_many_pages(len(page_texts), max_pages))
     if suffix == ".pdf" and any(label != str(i + 1) for i, label in enumerate(printed)):
         logger.debug("%s: printed page labels %s", file_path.name, printed)
     logger.debug("%s: parsed %d page(s)", file_path.name, len(page_texts))
@@ -290,7 +295,12 @@ class _NumberCandidate:
     line: _Line
 
 
-def _parse_pdf(path: Path, data: bytes) -> tuple[list[str], list[str]]:
+def too_many_pages(pages: int, max_pages: int) -> str:
+    """The reason given for a document over the page limit."""
+    return f"{pages:,} pages, over the limit of {max_pages:,} (--max-pages)"
+
+
+def _parse_pdf(path: Path, data: bytes, max_pages: int | None) -> tuple[list[str], list[str]]:
     if not data:
         raise ParsingError(path, "not a readable PDF: the file is empty")
     try:
@@ -302,6 +312,8 @@ def _parse_pdf(path: Path, data: bytes) -> tuple[list[str], list[str]]:
             raise ParsingError(path, "PDF is encrypted (password required)")
         if doc.page_count == 0:
             raise ParsingError(path, "no pages")
+        if max_pages is not None and doc.page_count > max_pages:
+            raise ParsingError(path, too_many_pages(doc.page_count, max_pages))
         page_lines: list[list[_Line]] = []
         has_images = False
         for index in range(doc.page_count):

@@ -52,11 +52,13 @@ from citeguard.index.store import (
     writer_lock,
 )
 from citeguard.ingest.chunking import ChunkSettings, chunk_document
-from citeguard.ingest.parsing import discover_documents, parse_document
+from citeguard.ingest.limits import IngestLimits, parse_within_limits
+from citeguard.ingest.parsing import discover_documents
 
 logger = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
+DEFAULT_LIMITS = IngestLimits()
 
 
 @dataclass
@@ -181,6 +183,7 @@ def ingest_paths(
     progress: bool = False,
     rebuild: bool = False,
     embedder: Embedder | None = None,
+    limits: IngestLimits = DEFAULT_LIMITS,
 ) -> IngestSummary:
     """Index the files and folders in ``paths`` into ``index_dir`` (see the module docstring).
 
@@ -193,6 +196,8 @@ def ingest_paths(
         progress: show tqdm bars for files and for embedding.
         rebuild: discard the existing index (needed to change model or chunk settings).
         embedder: an already-built embedder (tests, reuse); its ``name`` is the model name.
+        limits: per-file bounds (size, pages, parse time, chunks); a file over one is
+            reported in ``skipped`` and the rest is indexed.
 
     Raises:
         IncompatibleIndexError: the existing index uses another model, dimension, chunk
@@ -247,7 +252,7 @@ def ingest_paths(
                 if old is not None and file_sha256(file) == old.content_hash:
                     summary.unchanged_docs.append(name)
                     continue
-                document = parse_document(file)
+                document = parse_within_limits(file, limits)
             except ParsingError as exc:
                 summary.skipped.append((str(file), exc.reason))
                 continue
@@ -263,6 +268,13 @@ def ingest_paths(
             chunks = chunk_document(document, chunk_settings, embedder.count_tokens)
             if not chunks:
                 summary.skipped.append((str(file), "no text to index"))
+                continue
+            if limits.max_chunks_per_file is not None and len(chunks) > limits.max_chunks_per_file:
+                reason = (
+                    f"{len(chunks):,} chunks, over the limit of {limits.max_chunks_per_file:,} "
+                    "(--max-chunks-per-file)"
+                )
+                summary.skipped.append((str(file), reason))
                 continue
             new_docs.append(_NewDocument(_record_for(document, len(chunks)), chunks))
             (summary.replaced_docs if old is not None else summary.added_docs).append(name)
