@@ -33,7 +33,7 @@ class IngestLimits:
     """Most pages in one document."""
     parse_timeout_s: float | None = 120.0
     """Longest time parsing one file may take."""
-    max_chunks_per_file: int | None = 5000
+    max_chunks_per_file: int | None = 3000
     """Most chunks one document may make (each is embedded with its sentences)."""
 
 

@@ -295,6 +295,25 @@ class _NumberCandidate:
     line: _Line
 
 
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"PK\x03\x04", "a zip archive (.docx, .xlsx ...)"),
+    (b"\xd0\xcf\x11\xe0", "an old Office file or an encrypted Office document"),
+    (b"<", "HTML or XML text"),
+)
+
+
+def _what_it_is(data: bytes) -> str:
+    """What a file that lacks a PDF header seems to be, by its first bytes."""
+    head = data.lstrip()[:8]
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return f"no PDF header; the file is {name}"
+    return "no PDF header"
+
+
 def too_many_pages(pages: int, max_pages: int) -> str:
     """The reason given for a document over the page limit."""
     return f"{pages:,} pages, over the limit of {max_pages:,} (--max-pages)"
@@ -303,6 +322,8 @@ def too_many_pages(pages: int, max_pages: int) -> str:
 def _parse_pdf(path: Path, data: bytes, max_pages: int | None) -> tuple[list[str], list[str]]:
     if not data:
         raise ParsingError(path, "not a readable PDF: the file is empty")
+    if b"%PDF-" not in data[:1024]:  # readers accept the header within the first 1 KB
+        raise ParsingError(path, f"not a readable PDF: {_what_it_is(data)}")
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # PyMuPDF raises several types for damaged files
