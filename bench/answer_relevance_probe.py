@@ -11,8 +11,8 @@ well P(Yes) separates right answers to answerable questions from answers given t
 unanswerable ones (AUROC, and what a threshold keeps and rejects).
 
 ``--mode evidence`` asks instead whether the answer's cited sources answer the question,
-with the prompt of the validator's relevance check (``llm.answers_question_probability``,
-``--relevance-check``).
+with the prompt of the validator's relevance check
+(``LocalJudge.answers_question_probability``, ``--relevance-check``).
 
 Writes the scored pairs to bench/results/answer_relevance_probe[_evidence].json.
 """
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import re
 import sys
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from citeguard.llm import local as llm
+from citeguard.llm.judge import local_judge
 
 OUT = Path("bench/results/answer_relevance_probe.json")
 SYSTEM = (
@@ -36,6 +37,7 @@ SYSTEM = (
     "gives the kind of information the question asks for, not whether it is true."
 )
 THRESHOLDS = (0.3, 0.5, 0.7)
+_judge = functools.cache(local_judge)  # the local model loads on first use
 
 
 def _field(row: dict[str, Any], name: str) -> Any:
@@ -95,8 +97,8 @@ def answer_messages(pair: dict[str, Any]) -> list[dict[str, str]]:
 def relevance_probability(pair: dict[str, Any], mode: str) -> float:
     """P(Yes) from the local model: evidence mode is the validator's relevance check."""
     if mode == "evidence":
-        return llm.answers_question_probability(pair["question"], pair["evidence"])
-    return llm._yes_probability(answer_messages(pair), None, llm.DEFAULT_N_CTX)
+        return _judge().answers_question_probability(pair["question"], pair["evidence"])
+    return _judge().yes_probability(answer_messages(pair))
 
 
 def auroc(positives: list[float], negatives: list[float]) -> float:

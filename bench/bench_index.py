@@ -28,10 +28,10 @@ import numpy as np
 
 from citeguard.documents import Chunk
 from citeguard.index.bm25 import BM25Index, tokenize
+from citeguard.index.embedder import get_embedder
 from citeguard.index.search import HybridSearcher
 from citeguard.ingest.chunking import ChunkSettings, chunk_document
 from citeguard.ingest.parsing import parse_document
-from citeguard.index.embedder import get_embedder
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PDF_DIR = ROOT.parent / "shared" / "data" / "cuad-dev" / "docs"

@@ -6,7 +6,7 @@
 Greedy decoding can check guessed tokens (copied from the prompt, ``lookup_decoding.py``)
 several per forward pass; that pays only where a pass over a few tokens costs little more
 than a pass over one. Part one times passes over 1..16 tokens at the end of a ~900-token
-context and prints CiteGuard's decision (``llm._decoding_plan_for``). With ``--results`` (an
+context and prints CiteGuard's decision (``decoding.decoding_plan_for``). With ``--results`` (an
 evaluation run) and ``--index`` (the index it searched), part two writes the first-draft
 answers of the run's first ``--limit`` questions that reached generation (the run's
 evidence, trimmed and prompted as in the graph) under four decoding plans: no guesses, only
@@ -34,31 +34,33 @@ _TEXT = (
 )
 
 
-def pass_costs(llama: Any, context_tokens: int, repeats: int) -> dict[str, float]:
+def pass_costs(model: Any, context_tokens: int, repeats: int) -> dict[str, float]:
     """Milliseconds of a pass over each of ``PASS_SIZES`` tokens (fastest of ``repeats``),
-    timed as CiteGuard times its decision (``llm._time_passes``)."""
-    from citeguard.llm import local as llm
+    timed as CiteGuard times its decision (``decoding.time_passes``) with the
+    :class:`~citeguard.llm.local_llama.LocalLlama` ``model``."""
+    from citeguard.llm import decoding
 
+    llama = model.llama
     tokens: list[int] = []
     while len(tokens) < context_tokens:
         tokens += llama.tokenize(_TEXT.encode(), add_bos=False)
     llama.reset()
     llama.eval(tokens[:context_tokens])
-    seconds = llm._time_passes(llama, PASS_SIZES, repeats=repeats)
+    seconds = decoding.time_passes(model, PASS_SIZES, repeats=repeats)
     return {str(size): round(1000 * s, 1) for size, s in zip(PASS_SIZES, seconds, strict=True)}
 
 
 def decoding_plans_on_questions(results: Path, index: str, limit: int) -> dict[str, Any]:
     """Decoding seconds of real first drafts per decoding plan, and differing answers."""
-    from citeguard.llm import local as llm
-    from citeguard.llm import lookup_decoding
-    from citeguard.graph.context import Context
-    from citeguard.generate.strategies import generate_candidate
-    from citeguard.llm.local import DecodingPlan
-    from citeguard.llm.model_work import MODEL_WORK
-    from citeguard.graph.nodes.generate import sources_for_model
+    from citeguard import environment
     from citeguard.generate.prompts import REFUSAL
+    from citeguard.generate.strategies import generate_candidate
+    from citeguard.graph.context import Context
+    from citeguard.graph.nodes.common import sources_for_model
     from citeguard.graph.resources import Resources
+    from citeguard.llm import lookup_decoding
+    from citeguard.llm.local_llama import load_local_llama
+    from citeguard.llm.lookup_decoding import DecodingPlan
 
     ctx = Context(index_dir=index)
     resources = Resources()
@@ -75,9 +77,9 @@ def decoding_plans_on_questions(results: Path, index: str, limit: int) -> dict[s
     refusals = 0
     differing: dict[str, list[str]] = {}  # question id -> plans whose answer differs
     # The plan is decided once per loaded model; set it directly per run.
-    os.environ.pop(llm.LOOKUP_DECODING_ENV_VAR, None)
-    model_key = id(llm.get_local_llama())
-    chosen = llm._DECODING_PLANS.get(model_key)
+    os.environ.pop(environment.LOOKUP_DECODING.name, None)
+    model = load_local_llama()
+    chosen = model.decoding_plan
     try:
         for record in generated:
             sources = sources_for_model(record["question"], record["evidence"], ctx, resources)
@@ -87,21 +89,18 @@ def decoding_plans_on_questions(results: Path, index: str, limit: int) -> dict[s
             generate_candidate("free", record["question"], sources, invoke)
             answers: dict[str, str] = {}
             for name, plan in plans.items():
-                llm._DECODING_PLANS[model_key] = plan
-                before = MODEL_WORK.snapshot()
+                model.decoding_plan = plan
+                before = resources.model_work.snapshot()
                 answers[name] = generate_candidate(
                     "free", record["question"], sources, invoke
                 ).candidate
-                seconds[name] += MODEL_WORK.snapshot().minus(before).decode_seconds
+                seconds[name] += resources.model_work.snapshot().minus(before).decode_seconds
             refusals += answers["none"] == REFUSAL
             changed = [name for name, answer in answers.items() if answer != answers["none"]]
             if changed:
                 differing[record["id"]] = changed
     finally:
-        if chosen is None:
-            llm._DECODING_PLANS.pop(model_key, None)
-        else:
-            llm._DECODING_PLANS[model_key] = chosen
+        model.decoding_plan = chosen
     return {
         "results": str(results),
         "questions": len(generated),
@@ -121,16 +120,17 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=8)
     args = parser.parse_args()
 
-    from citeguard.llm import local as llm
     from citeguard.llm import lookup_decoding
+    from citeguard.llm.local_llama import load_local_llama, model_runtime
 
-    llama = llm.get_local_llama()
-    costs = pass_costs(llama, args.context_tokens, args.repeats)
+    model = load_local_llama()
+    llama = model.llama
+    costs = pass_costs(model, args.context_tokens, args.repeats)
     one, batch = costs["1"], costs[str(1 + lookup_decoding.MAX_DRAFT_TOKENS)]
     result: dict[str, Any] = {
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
         "threads": llama.n_threads,
-        **llm.model_runtime(),
+        **model_runtime(),
         "context_tokens": args.context_tokens,
         "pass_ms_by_tokens": costs,
         "draft_pass_in_one_token_passes": round(batch / one, 2),

@@ -39,9 +39,9 @@ def main() -> None:
     parser.add_argument("--label", default="", help="free text stored with the result")
     args = parser.parse_args()
 
-    from citeguard.llm.local import get_local_llama, model_runtime
+    from citeguard.llm.local_llama import load_local_llama, model_runtime
 
-    llama = get_local_llama()
+    llama = load_local_llama().llama
     runtime = model_runtime()
     tokens: list[int] = []
     while len(tokens) < args.prompt_tokens + DECODE_STEPS:

@@ -35,8 +35,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from citeguard import environment
+
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
-TOGGLES = {"prompt_cache": "CITEGUARD_PROMPT_CACHE_MB", "lookup": "CITEGUARD_LOOKUP_DECODING"}
+TOGGLES = {
+    "prompt_cache": environment.PROMPT_CACHE_MB.name,
+    "lookup": environment.LOOKUP_DECODING.name,
+}
 
 
 def run_eval(
@@ -110,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         "toggle": args.toggle,
         "dataset": args.dataset,
         "strategy": args.strategy,
-        "threads": os.environ.get("CITEGUARD_LLAMA_THREADS") or os.cpu_count(),
+        "threads": environment.llama_threads(),
         "date": time.strftime("%Y-%m-%d"),
     }
     with tempfile.TemporaryDirectory() as tmp:

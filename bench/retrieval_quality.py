@@ -19,9 +19,9 @@ from pathlib import Path
 
 from citeguard.evaluation.dataset import dataset_docs_dir, load_questions
 from citeguard.evaluation.matching import span_overlaps
+from citeguard.index.embedder import SentenceTransformerEmbedder
 from citeguard.index.search import load_index
 from citeguard.ingest.pipeline import ingest_paths
-from citeguard.index.embedder import SentenceTransformerEmbedder
 
 MODES = ("hybrid", "dense", "lexical")
 

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from citeguard.evaluation.dataset import load_questions
-from citeguard.index.search import load_index
 from citeguard.generate.trimming import trim_sources
+from citeguard.index.search import load_index
 
 RESULTS = Path(__file__).resolve().parent / "results" / "sentence_vectors.json"
 SOURCES = 4

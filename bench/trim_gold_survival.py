@@ -34,11 +34,11 @@ def main() -> None:
     parser.add_argument("--words", type=int, nargs="+", default=[120, 100, 80])
     args = parser.parse_args()
 
-    from citeguard.graph.context import Context
     from citeguard.evaluation.dataset import load_questions
     from citeguard.evaluation.metrics import span_hit, span_texts
-    from citeguard.graph.resources import Resources
     from citeguard.generate.trimming import trim_sources
+    from citeguard.graph.context import Context
+    from citeguard.graph.resources import Resources
 
     questions = {question.id: question for question in load_questions(args.questions)}
     records = [json.loads(line) for line in args.results.read_text().splitlines() if line]

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from citeguard.evaluation.discrimination import discrimination_pairs, discrimination_rates
-from citeguard.llm.local import support_probability
 from citeguard.index.embedder import get_embedder
+from citeguard.llm.judge import local_judge
 
 LEVELS = ("paper", "strict", "judge")
 OUT = Path("bench/results/validation_discrimination.json")
@@ -44,7 +44,7 @@ def main(argv: list[str]) -> int:
     report["pairs"] = len(pairs)
     for level in levels:
         started = time.perf_counter()
-        judge = support_probability if level == "judge" else None
+        judge = local_judge().support_probability if level == "judge" else None
         accepted, rejected = discrimination_rates(pairs, level, embed=embed, judge=judge)
         report[level] = {
             "correct_accepted": accepted,

@@ -95,7 +95,7 @@ def main() -> None:
     if args.demo:
         model = RelayModel()
     else:
-        from citeguard.llm.local import build_chat_model
+        from citeguard.llm.providers import build_chat_model
 
         model = build_chat_model(args.model)
     agent = build_agent(model, [make_answer_tool(index_dir=args.index)])

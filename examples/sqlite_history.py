@@ -1,7 +1,7 @@
 """Thread history with a SQLite checkpointer (library use; the server brings its own).
 
-The module-level ``citeguard.graph.answer_graph.graph`` is compiled without a checkpointer, because the
-LangGraph server refuses graphs that carry one. In your own process, compile the builder
+The module-level ``citeguard.graph.answer_graph.graph`` is compiled without a checkpointer,
+because the LangGraph server refuses graphs that carry one. In your own process, compile the builder
 with any checkpointer to keep every question asked on a thread, with the state after each
 step, across restarts:
 
@@ -22,8 +22,8 @@ from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from citeguard.graph.context import Context
 from citeguard.graph.answer_graph import build_graph
+from citeguard.graph.context import Context
 
 
 def compile_with_history(db_path: str, resources: Any = None) -> Any:

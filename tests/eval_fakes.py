@@ -11,10 +11,11 @@ from typing import Any
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import ConfigDict, Field
 
-from citeguard.ingest.chunking import ChunkSettings
-from citeguard.llm.model_work import MODEL_WORK
 from citeguard.generate.prompts import REFUSAL
+from citeguard.ingest.chunking import ChunkSettings
+from citeguard.llm.model_work import WorkCounter
 
 LEASE = (
     "Rent. The tenant shall pay monthly rent of 1,250 dollars on the first day of each month "
@@ -162,13 +163,18 @@ def word_judge(claim: str, evidence: str) -> float:
 
 class CountingScriptedChatModel(QuestionScriptedChatModel):
     """A scripted model that reports its work as the local llama.cpp model does: each call
-    evaluates 100 prompt tokens (50 more from the KV cache) and decodes 10."""
+    evaluates 100 prompt tokens (50 more from the KV cache) and decodes 10, counted in its
+    ``work`` (which the resources built around it count with)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    work: WorkCounter = Field(default_factory=WorkCounter, exclude=True)
 
     def _generate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **_: Any
     ) -> ChatResult:
-        MODEL_WORK.add_prompt(evaluated=100, reused=50, seconds=0.5)
-        MODEL_WORK.add_decode(tokens=10, seconds=0.25)
+        self.work.add_prompt(evaluated=100, reused=50, seconds=0.5)
+        self.work.add_decode(tokens=10, seconds=0.25)
         return super()._generate(messages, stop, run_manager)
 
 

@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citeguard.llm import amx
-from citeguard.llm import local as llm
+from citeguard import environment
+from citeguard.errors import ModelUnavailableError
+from citeguard.llm import amx, llama_internals, weights
+from citeguard.llm.local_llama import model_runtime
 
 AMX_CPU = frozenset({"avx512f", "amx_tile", "amx_int8", "amx_bf16"})
 PLAIN_CPU = frozenset({"avx2", "avx512f"})
@@ -36,15 +38,15 @@ def library(tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def auto_setting(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(amx.EXTRA_BUFFERS_ENV_VAR, raising=False)
+    monkeypatch.delenv(environment.LLAMA_EXTRA_BUFFERS.name, raising=False)
 
 
 @pytest.fixture(autouse=True)
 def fresh_runtime_choice() -> Iterator[None]:
     # The choice is cached per process: no test may see another's (faked) decision.
-    llm._cached_runtime_choice.cache_clear()
+    amx._cached_runtime_choice.cache_clear()
     yield
-    llm._cached_runtime_choice.cache_clear()
+    amx._cached_runtime_choice.cache_clear()
 
 
 def decide(library: Path, verdicts: Path, prober: CountingProber, flags=AMX_CPU) -> bool:
@@ -109,7 +111,7 @@ def test_a_corrupt_verdict_file_means_probe_again(library: Path, tmp_path: Path)
 def test_the_environment_overrides_the_probe(
     setting: str, expected: bool, library: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(amx.EXTRA_BUFFERS_ENV_VAR, setting)
+    monkeypatch.setenv(environment.LLAMA_EXTRA_BUFFERS.name, setting)
     prober = CountingProber(not expected)
     assert decide(library, tmp_path / "v.json", prober, flags=PLAIN_CPU) is expected
     assert prober.calls == []
@@ -136,12 +138,12 @@ def runtime_choice_with(
         copies.append(source)
         return source.with_name("bundled.q8_0.gguf")
 
-    monkeypatch.delenv(llm.GGUF_ENV_VAR, raising=False)
-    monkeypatch.setattr(llm, "ensure_local_gguf", lambda progress=True: bundled)
-    monkeypatch.setattr(llm, "ensure_q8_0_copy", fake_copy)
+    monkeypatch.delenv(environment.GGUF.name, raising=False)
+    monkeypatch.setattr(weights, "ensure_local_gguf", lambda progress=True: bundled)
+    monkeypatch.setattr(weights, "ensure_q8_0_copy", fake_copy)
     monkeypatch.setattr(amx, "extra_buffers_enabled", lambda path: amx_on)
     monkeypatch.setattr(amx, "cpu_flags", lambda: frozenset({"avx2", *amx.AMX_FLAGS}))
-    return functools.partial(llm._runtime_choice), copies
+    return functools.partial(amx.runtime_choice), copies
 
 
 def test_with_amx_the_bundled_model_loads_as_its_q8_0_copy(
@@ -172,7 +174,7 @@ def test_a_failed_copy_falls_back_to_the_bundled_weights(
     def disk_full(source: Path) -> Path:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(llm, "ensure_q8_0_copy", disk_full)
+    monkeypatch.setattr(weights, "ensure_q8_0_copy", disk_full)
     assert choose(None) == ((tmp_path / "bundled.gguf").resolve(), True)
 
 
@@ -191,14 +193,14 @@ def test_extra_buffers_forced_on_without_amx_keep_the_bundled_weights(
     monkeypatch.setattr(amx, "cpu_flags", lambda: frozenset({"avx2", "avx512f"}))
     assert choose(None) == ((tmp_path / "bundled.gguf").resolve(), True)
     assert copies == []
-    assert llm.model_runtime() == {"model_file": "bundled.gguf", "amx": False}
+    assert model_runtime() == {"model_file": "bundled.gguf", "amx": False}
 
 
 @pytest.mark.integration
 def test_the_real_probe_is_safe_and_its_yes_means_working_kernels() -> None:
     llama_cpp = pytest.importorskip("llama_cpp")
     try:
-        model = llm.resolve_gguf_path()
+        model = weights.resolve_gguf_path()
     except Exception as exc:  # noqa: BLE001 - no weights installed: nothing to probe
         pytest.skip(f"no local model: {exc}")
     verdict = amx.probe_in_child(model)  # may fault in the child; never here
@@ -207,7 +209,7 @@ def test_the_real_probe_is_safe_and_its_yes_means_working_kernels() -> None:
         assert verdict is True
     if not verdict:
         pytest.skip("llama.cpp cannot use AMX here (the child process faulted)")
-    with llm._extra_buffer_types(True):
+    with llama_internals.extra_buffer_types(True):
         llama = llama_cpp.Llama(model_path=str(model), n_ctx=256, n_threads=2, verbose=False)
     try:
         llama.eval(llama.tokenize(b"The capital city of France is"))
@@ -238,6 +240,6 @@ def test_a_failed_quantization_leaves_no_file(
     source = tmp_path / "model.gguf"
     source.write_bytes(b"not really a model")
     monkeypatch.setattr(llama_cpp, "llama_model_quantize", lambda *args: 1)
-    with pytest.raises(llm.ModelUnavailableError, match="Q8_0 copy"):
-        llm.ensure_q8_0_copy(source, progress=False)
+    with pytest.raises(ModelUnavailableError, match="Q8_0 copy"):
+        weights.ensure_q8_0_copy(source, progress=False)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["model.gguf"]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from citeguard.serve import cli
 from citeguard.generate.prompts import REFUSAL
+from citeguard.serve import cli
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +28,7 @@ def _local_model_available() -> str | None:
     except ImportError:
         return "llama-cpp-python is not installed (pip install 'citeguard-rag[local-llm]')"
     from citeguard.errors import ModelUnavailableError
-    from citeguard.llm.local import resolve_gguf_path
+    from citeguard.llm.weights import resolve_gguf_path
 
     try:
         resolve_gguf_path()

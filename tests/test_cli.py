@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from citeguard.serve import cli
 from citeguard.index.dense import HashingEmbedder
+from citeguard.serve import cli
 from pdf_factory import make_encrypted_pdf, make_sample_contract_pdf
 
 
@@ -45,17 +45,18 @@ def test_ingest_reports_bad_files_and_indexes_the_rest(
     make_sample_contract_pdf(docs / "contract.pdf")
     make_encrypted_pdf(docs / "locked.pdf")
     (docs / "broken.pdf").write_bytes(b"%PDF-1.7 this is not a pdf")
-    (docs / "notes.txt").write_bytes(b"caf\xe9 latin-1 bytes")
+    (docs / "notes.txt").write_bytes(b"\x00\x01binary\x00\x02")
+    (docs / "menu.txt").write_bytes("Caf\u00e9 au lait costs three euros.".encode("latin-1"))
     index = tmp_path / "index"
 
     code, out, err = run_cli(capsys, "ingest", str(docs), "--index", str(index), "--json")
     summary = json.loads(out)
     assert code == cli.EXIT_PARTIAL
-    assert summary["added"] == 1
+    assert summary["added"] == 2
     reasons = {Path(path).name: reason for path, reason in summary["skipped"]}
     assert set(reasons) == {"locked.pdf", "broken.pdf", "notes.txt"}
     assert "encrypted" in reasons["locked.pdf"]
-    assert "UTF-8" in reasons["notes.txt"]
+    assert "binary" in reasons["notes.txt"]
 
     # A second ingest of the same folder changes nothing.
     code, out, _ = run_cli(
@@ -225,3 +226,46 @@ def test_ask_passes_the_refusal_challenge_setting(
     monkeypatch.setattr("citeguard.api.answer", fake_answer)
     run_cli(capsys, "ask", "When is rent due?", "--json", *flags)
     assert seen.get("challenge_refusals") == expected
+
+
+def test_ask_and_eval_options_are_the_context_fields() -> None:
+    from dataclasses import fields
+
+    from citeguard.evaluation.cli_eval import EVAL_OPTIONS, config_from_args
+    from citeguard.graph.context import Context, context_overrides
+
+    descriptions = {f.name: f.metadata["description"] for f in fields(Context)}
+    parser = cli.build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for command, options in (("ask", cli.ASK_OPTIONS), ("eval", EVAL_OPTIONS)):
+        helps = {a.dest: a.help for a in commands[command]._actions}
+        for option in options:
+            assert str(helps[option.name]).startswith(descriptions[option.name])
+
+    args = parser.parse_args(
+        ["ask", "q", "--strategy", "extractive", "--mode", "dense", "--no-opening-source"]
+    )
+    assert context_overrides(args, cli.ASK_OPTIONS) == {
+        "generation_strategy": "extractive",
+        "retrieval_mode": "dense",
+        "opening_source": False,
+    }
+    args = parser.parse_args(["eval", "data", "--out", "o", "--top-k", "3", "--no-rerank"])
+    assert config_from_args(args).context == Context(top_k=3, rerank=False)
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [("", "empty"), ("  \t", "empty"), ("why? " * 300, "limit is 1,000"), ("a\x1bb", "U+001B")],
+)
+def test_ask_refuses_a_bad_question_with_one_line_and_status_2(
+    question: str, message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def must_not_run(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        raise AssertionError("the graph ran")
+
+    monkeypatch.setattr("citeguard.api.answer", must_not_run)
+    code, out, err = run_cli(capsys, "ask", question)
+    assert code == cli.EXIT_USAGE == 2
+    assert out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err

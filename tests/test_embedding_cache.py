@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from citeguard.index.embedding_cache import CachedEmbed
 from citeguard.index.dense import HashingEmbedder
+from citeguard.index.embedding_cache import CachedEmbed
 
 
 class CountingEmbed:

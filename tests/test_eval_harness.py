@@ -9,9 +9,7 @@ from typing import Any
 
 import pytest
 
-from citeguard.graph.context import Context
 from citeguard.evaluation.ablations import ABLATIONS, resolve_ablation, run_ablation
-from citeguard.serve.cli import main as cli_main
 from citeguard.evaluation.dataset import DatasetError, load_questions
 from citeguard.evaluation.harness import (
     EvalConfig,
@@ -21,7 +19,9 @@ from citeguard.evaluation.harness import (
     select_document_files,
 )
 from citeguard.evaluation.metrics import SUMMARY_METRICS
+from citeguard.graph.context import Context
 from citeguard.index.dense import HashingEmbedder
+from citeguard.serve.cli import main as cli_main
 from eval_fakes import (
     CHUNKS,
     QUESTIONS,
@@ -320,6 +320,36 @@ def test_validation_off_delivers_the_first_candidate(dataset: Path, tmp_path: Pa
     # The independent judge catches the unchecked claim ("forfeited entirely ...").
     assert run.summary["unsupported_hallucination_rate"] == pytest.approx(1 / 3)
     assert run.summary["citation_recall"] == pytest.approx(2 / 3)
+
+
+def test_only_the_harness_acceptance_delivers_an_unchecked_answer() -> None:
+    from citeguard.evaluation.unvalidated import ACCEPT_FIRST_WHEN_OFF
+    from citeguard.graph.acceptance import VALIDATED
+    from citeguard.graph.answer_graph import compile_graph
+    from graph_fakes import fake_resources
+
+    # Cites a source that does not exist: rejected at every level of validation.
+    invalid = "Monthly rent is due on the first day of each month [7]."
+    question = {"question": "When is the monthly rent due?"}
+    checked = compile_graph(fake_resources([invalid, invalid]), acceptance=ACCEPT_FIRST_WHEN_OFF)
+    refused = checked.invoke(question, context=Context(validation_level="paper"))
+    assert refused["status"] == "refused" and refused["validation"]["regenerations"] == 1
+
+    unchecked = compile_graph(fake_resources([invalid]), acceptance=ACCEPT_FIRST_WHEN_OFF)
+    result = unchecked.invoke(question, context=Context(validation_level="off"))
+    assert result["status"] == "answered" and result["answer"] == invalid
+    validation = result["validation"]
+    assert validation["level"] == "off" and validation["passed"] and validation["triggers"] == []
+    # Measured by the paper-level checks all the same (the record the metrics read).
+    assert [s["citation_valid"] for s in validation["sentences"]] == [False]
+    # At every other level it is the graph's own acceptance.
+    for level in ("paper", "strict", "judge"):
+        ctx = Context(validation_level=level)
+        assert ACCEPT_FIRST_WHEN_OFF.settings(ctx) == VALIDATED.settings(ctx)
+    paper = VALIDATED.settings(Context(validation_level="paper"))
+    assert ACCEPT_FIRST_WHEN_OFF.settings(Context(validation_level="off")) == paper
+    with pytest.raises(ValueError, match="evaluation harness"):
+        VALIDATED.settings(Context(validation_level="off"))
 
 
 def test_another_gguf_file_is_another_setting(

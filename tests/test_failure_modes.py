@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from citeguard.graph.context import Context
 from citeguard.text.refusal import REFUSAL
-from citeguard.validate.validator import ValidationSettings, validate_answer
+from citeguard.validate.validator import validate_answer
 
-STRICT = ValidationSettings(level="strict")
-CHALLENGING = ValidationSettings(level="strict", challenge_refusals=True)
+STRICT = Context().validation_settings(level="strict")
+CHALLENGING = Context(challenge_refusals=True).validation_settings(level="strict")
 
 # A contract that says nothing about solicitation: the model still answered "Yes, ...".
 NO_SOLICIT_CLAUSE = (

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeguard.graph.context import Context
-from citeguard.graph.answer_graph import compile_graph
 from citeguard.generate.prompts import REFUSAL
 from citeguard.generate.selection import (
     extractive_answer,
     number_sentences,
     parse_selection,
 )
+from citeguard.graph.answer_graph import compile_graph
+from citeguard.graph.context import Context
 from graph_fakes import LEASE_CHUNKS, fake_resources
 
 RENT_Q = "When is the monthly rent due?"

@@ -157,7 +157,7 @@ def llama_vocab():  # type: ignore[no-untyped-def]
     """The real model's vocabulary alone (0.3 s): llama.cpp's grammar parser needs one."""
     llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     from citeguard.errors import ModelUnavailableError
-    from citeguard.llm.local import resolve_gguf_path
+    from citeguard.llm.weights import resolve_gguf_path
 
     try:
         path = resolve_gguf_path()

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from citeguard.graph.context import Context
-from citeguard.graph.answer_graph import compile_graph
 from citeguard.generate.prompts import REFUSAL
+from citeguard.graph.answer_graph import compile_graph
+from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources
 from graph_fakes import LEASE_CHUNKS, ListSearcher, bag_of_words_embed, fake_resources
 
@@ -359,6 +359,33 @@ def test_refusal_stream_reports_the_reason() -> None:
     assert any(e["event"] == "regenerating" for e in events)
 
 
+def test_drafts_belong_to_the_resources_and_none_outlive_the_run() -> None:
+    """A waiting candidate sits in its own graph's resources (never in state, never in
+    another graph's store), and the run drops it when it ends, delivered or refused."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from citeguard.graph.answer_graph import build_graph
+
+    answering, refusing = fake_resources([GOOD]), fake_resources([UNSUPPORTED, UNSUPPORTED])
+    paused = build_graph(answering).compile(
+        checkpointer=InMemorySaver(), interrupt_after=["generate"]
+    )
+    thread = {"configurable": {"thread_id": "t1"}}
+    paused.invoke({"question": RENT_Q}, thread, context=Context())
+    waiting = paused.get_state(thread).values
+    assert len(answering.drafts) == 1 and len(refusing.drafts) == 0
+    assert answering.drafts.get(waiting["candidate_ref"])["candidate"] == GOOD
+    assert GOOD not in str(waiting)
+
+    refused = compile_graph(refusing).invoke({"question": RENT_Q}, context=Context())
+    assert refused["status"] == "refused" and len(refusing.drafts) == 0
+    assert len(answering.drafts) == 1, "another graph's run leaves this one's draft alone"
+
+    answered = paused.invoke(None, thread, context=Context())
+    assert answered["status"] == "answered" and answered["answer"] == GOOD
+    assert len(answering.drafts) == 0
+
+
 def test_a_thread_starts_each_question_afresh() -> None:
     """With a checkpointer, state persists between runs of a thread: the document scope and
     the previous verdict must not carry over to the next question."""
@@ -378,3 +405,14 @@ def test_a_thread_starts_each_question_afresh() -> None:
     # No scope given: the whole index again, not the previous question's scope.
     again = graph.invoke({"question": RENT_Q}, thread, context=Context())
     assert again["status"] == "answered", again
+
+
+@pytest.mark.parametrize("question", ["", "   ", "x" * 1001, "rent?\x07"])
+def test_a_question_that_cannot_be_asked_fails_before_search_or_model(question: str) -> None:
+    from citeguard.errors import InvalidQuestionError
+
+    resources = fake_resources([GOOD])
+    graph = compile_graph(resources)
+    with pytest.raises(InvalidQuestionError):
+        graph.invoke({"question": question}, context=Context())
+    assert model_calls(resources) == 0

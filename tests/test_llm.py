@@ -1,4 +1,4 @@
-"""Local chat model plumbing: weight assembly, model specs, the LangChain wrapper, the judge.
+"""The local model: weight assembly, model specs, the LangChain wrapper, decoding, the judge.
 
 Unit tests replace llama.cpp with a recording fake; one integration test uses the real model.
 """
@@ -18,12 +18,24 @@ import numpy as np
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from citeguard.llm import local as llm
+from citeguard import environment
 from citeguard.errors import ModelUnavailableError
 from citeguard.generate.grammar import REFUSAL_SENTENCE, citation_answer_grammar
-from citeguard.llm.lookup_decoding import MAX_DRAFT_TOKENS
-from citeguard.llm.model_work import MODEL_WORK
 from citeguard.generate.prompts import answer_messages
+from citeguard.llm import chat_model, decoding, judge, llama_internals, weights
+from citeguard.llm.chat_model import LocalLlamaChatModel
+from citeguard.llm.decoding import Finish
+from citeguard.llm.generation_cache import generation_cache
+from citeguard.llm.judge import local_judge
+from citeguard.llm.kv_snapshots import KVSnapshots, shared_prefix_length
+from citeguard.llm.local_llama import LocalLlama, load_local_llama
+from citeguard.llm.lookup_decoding import (
+    EVERY_GUESS,
+    MAX_DRAFT_TOKENS,
+    NO_GUESSES,
+    DecodingPlan,
+)
+from citeguard.llm.providers import build_chat_model, local_chat_model
 from test_grammar import admits
 
 # ----------------------------------------------------------------------------- weights
@@ -45,30 +57,30 @@ def fake_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> bytes:
     parts = _write_parts(tmp_path, chunks)
     whole = b"".join(chunks)
     monkeypatch.setenv("CITEGUARD_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv(llm.GGUF_ENV_VAR, raising=False)
-    monkeypatch.setattr(llm, "_part_paths", lambda: parts)
-    monkeypatch.setattr(llm, "GGUF_SIZE", len(whole))
-    monkeypatch.setattr(llm, "GGUF_SHA256", hashlib.sha256(whole).hexdigest())
+    monkeypatch.delenv(environment.GGUF.name, raising=False)
+    monkeypatch.setattr(weights, "installed_part_paths", lambda: parts)
+    monkeypatch.setattr(weights, "GGUF_SIZE", len(whole))
+    monkeypatch.setattr(weights, "GGUF_SHA256", hashlib.sha256(whole).hexdigest())
     return whole
 
 
 def test_assembles_once_then_reuses(fake_parts: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = llm.ensure_local_gguf(progress=False)
+    path = weights.ensure_local_gguf(progress=False)
     assert path.read_bytes() == fake_parts
-    assert path.name == llm.GGUF_FILENAME
+    assert path.name == weights.GGUF_FILENAME
     assert list(path.parent.iterdir()) == [path]  # no temporary file left behind
 
     def no_parts() -> list[Path]:
         raise AssertionError("the cached file should have been reused")
 
-    monkeypatch.setattr(llm, "_part_paths", no_parts)
-    assert llm.ensure_local_gguf(progress=False) == path
+    monkeypatch.setattr(weights, "installed_part_paths", no_parts)
+    assert weights.ensure_local_gguf(progress=False) == path
 
 
 def test_reassembles_a_file_of_the_wrong_size(fake_parts: bytes) -> None:
-    path = llm.ensure_local_gguf(progress=False)
+    path = weights.ensure_local_gguf(progress=False)
     path.write_bytes(b"truncated")
-    assert llm.ensure_local_gguf(progress=False).read_bytes() == fake_parts
+    assert weights.ensure_local_gguf(progress=False).read_bytes() == fake_parts
 
 
 def test_corrupt_parts_leave_no_file(tmp_path: Path) -> None:
@@ -76,7 +88,7 @@ def test_corrupt_parts_leave_no_file(tmp_path: Path) -> None:
     target = tmp_path / "out" / "model.gguf"
     wrong_hash = hashlib.sha256(b"abcdeX").hexdigest()
     with pytest.raises(ModelUnavailableError, match="corrupt"):
-        llm.assemble_gguf(parts, target, 6, wrong_hash, progress=False)
+        weights.assemble_gguf(parts, target, 6, wrong_hash, progress=False)
     assert list(target.parent.iterdir()) == []
 
 
@@ -84,9 +96,9 @@ def test_missing_parts_name_the_install_command(monkeypatch: pytest.MonkeyPatch)
     def no_module(name: str) -> Any:
         raise ImportError(name)
 
-    monkeypatch.setattr(llm.importlib, "import_module", no_module)
+    monkeypatch.setattr(weights.importlib, "import_module", no_module)
     with pytest.raises(ModelUnavailableError, match=re.escape("citeguard-rag[local-llm]")):
-        llm._part_paths()
+        weights.installed_part_paths()
 
 
 def test_explicit_and_environment_paths_win(
@@ -96,12 +108,12 @@ def test_explicit_and_environment_paths_win(
     mine.write_bytes(b"GGUF")
     other = tmp_path / "other.gguf"
     other.write_bytes(b"GGUF")
-    monkeypatch.setenv(llm.GGUF_ENV_VAR, str(other))
-    assert llm.resolve_gguf_path(mine) == mine
-    assert llm.resolve_gguf_path() == other
-    monkeypatch.setenv(llm.GGUF_ENV_VAR, str(tmp_path / "absent.gguf"))
-    with pytest.raises(ModelUnavailableError, match=llm.GGUF_ENV_VAR):
-        llm.resolve_gguf_path()
+    monkeypatch.setenv(environment.GGUF.name, str(other))
+    assert weights.resolve_gguf_path(mine) == mine
+    assert weights.resolve_gguf_path() == other
+    monkeypatch.setenv(environment.GGUF.name, str(tmp_path / "absent.gguf"))
+    with pytest.raises(ModelUnavailableError, match=environment.GGUF.name):
+        weights.resolve_gguf_path()
 
 
 # ----------------------------------------------------------------------------- chat model
@@ -129,19 +141,24 @@ class FakeLlama:
         }
 
 
+def serve_model(monkeypatch: pytest.MonkeyPatch, model: LocalLlama) -> None:
+    """Make chat models run on ``model`` instead of loading the real one."""
+    monkeypatch.setattr(chat_model, "load_local_llama", lambda *args, **kwargs: model)
+
+
 @pytest.fixture
 def fake_llama(monkeypatch: pytest.MonkeyPatch) -> FakeLlama:
     fake = FakeLlama("Rent is $1,450 per month [1].")
-    monkeypatch.setattr(llm, "get_local_llama", lambda *args, **kwargs: fake)
+    serve_model(monkeypatch, LocalLlama(fake))
     # The fake has no logits: these tests cover llama-cpp-python's own decoding path.
-    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "0")
+    monkeypatch.setenv(environment.LOOKUP_DECODING.name, "0")
     # The fake has no vocabulary to parse grammars with; keep the text to check it arrived.
-    monkeypatch.setattr(llm, "compile_grammar", lambda grammar, llama=None: f"compiled:{grammar}")
+    monkeypatch.setattr(LocalLlama, "compile_grammar", lambda self, grammar: f"compiled:{grammar}")
     return fake
 
 
 def test_chat_model_maps_roles_and_decodes_greedily(fake_llama: FakeLlama) -> None:
-    model = llm.local_chat_model(max_tokens=64)
+    model = local_chat_model(max_tokens=64)
     reply = model.invoke(
         [SystemMessage("sys"), HumanMessage("q"), AIMessage("a"), HumanMessage("q2")]
     )
@@ -155,7 +172,7 @@ def test_chat_model_maps_roles_and_decodes_greedily(fake_llama: FakeLlama) -> No
 
 
 def test_grammar_per_call_overrides_the_default(fake_llama: FakeLlama) -> None:
-    model = llm.local_chat_model(grammar='root ::= "x"')
+    model = local_chat_model(grammar='root ::= "x"')
     model.invoke("q")
     model.invoke("q", grammar='root ::= "y"')
     model.bind(grammar='root ::= "z"').invoke("q")
@@ -169,10 +186,10 @@ def test_grammar_per_call_overrides_the_default(fake_llama: FakeLlama) -> None:
 def test_prompt_cache_off_drops_the_kv_cache_before_every_call(
     fake_llama: FakeLlama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = llm.local_chat_model()
+    model = local_chat_model()
     model.invoke("q")
     assert fake_llama.calls[0].get("reset") is None, "reuse is on by default"
-    monkeypatch.setattr(llm, "_NO_KV_REUSE", {id(fake_llama)})
+    serve_model(monkeypatch, LocalLlama(fake_llama, reuse_kv=False))
     fake_llama.calls.clear()
     model.invoke("q")
     list(model.stream("q"))
@@ -183,12 +200,12 @@ def test_generation_cache_serves_a_repeated_call_without_warnings(
     fake_llama: FakeLlama, tmp_path: Path
 ) -> None:
     cache_file = tmp_path / "cache" / "generations.sqlite"
-    with llm.generation_cache(cache_file):
-        first = llm.local_chat_model().invoke("q")
+    with generation_cache(cache_file):
+        first = local_chat_model().invoke("q")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            again = llm.local_chat_model().invoke("q")
-        other = llm.local_chat_model().invoke("another question")
+            again = local_chat_model().invoke("q")
+        other = local_chat_model().invoke("another question")
     # The stock SQLiteCache warns on every hit that deserialization defaults will change.
     assert not [w for w in caught if "allowed_objects" in str(w.message)]
     assert cache_file.is_file()
@@ -196,12 +213,12 @@ def test_generation_cache_serves_a_repeated_call_without_warnings(
     # The model ran for the first call and the new question, not for the repeat.
     assert len(fake_llama.calls) == 2 and other.content == first.content
     # Outside the block the cache is gone: the model runs again.
-    llm.local_chat_model().invoke("q")
+    local_chat_model().invoke("q")
     assert len(fake_llama.calls) == 3
 
 
 def test_stream_yields_the_answer_in_pieces(fake_llama: FakeLlama) -> None:
-    chunks = list(llm.local_chat_model().stream("q", grammar="g"))
+    chunks = list(local_chat_model().stream("q", grammar="g"))
     assert len(chunks) > 1
     assert "".join(str(c.content) for c in chunks) == fake_llama.answer
     assert fake_llama.calls[0]["grammar"] == "compiled:g"
@@ -210,24 +227,24 @@ def test_stream_yields_the_answer_in_pieces(fake_llama: FakeLlama) -> None:
 def test_lookup_decoding_is_the_default_path_for_invoke_and_stream(
     fake_llama: FakeLlama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR)
-    requests: list[dict[str, Any]] = []
+    monkeypatch.delenv(environment.LOOKUP_DECODING.name)
+    requests: list[decoding.DecodingRequest] = []
 
-    def fake_lookup(llama: Any, **request: Any) -> Any:
+    def fake_lookup(model: Any, request: decoding.DecodingRequest, work: Any) -> Any:
         requests.append(request)
-        yield "Rent is ", None
-        yield "$1,450 [1].", None
-        yield "", {"finish_reason": "stop", "prompt_tokens": 9, "completion_tokens": 4}
+        yield "Rent is "
+        yield "$1,450 [1]."
+        yield Finish("stop", prompt_tokens=9, completion_tokens=4)
 
-    monkeypatch.setattr(llm, "_lookup_decode", fake_lookup)
-    model = llm.local_chat_model(max_tokens=32)
+    monkeypatch.setattr(decoding, "decode_greedy", fake_lookup)
+    model = local_chat_model(max_tokens=32)
     reply = model.invoke("q", grammar="g")
     assert reply.content == "Rent is $1,450 [1]."
     assert reply.response_metadata["finish_reason"] == "stop"
     assert reply.usage_metadata is not None and reply.usage_metadata["total_tokens"] == 13
     pieces = [str(c.content) for c in model.stream("q")]
     assert [p for p in pieces if p] == ["Rent is ", "$1,450 [1]."]
-    assert requests[0]["grammar_text"] == "g" and requests[0]["max_tokens"] == 32
+    assert requests[0].grammar_text == "g" and requests[0].max_tokens == 32
     assert not [c for c in fake_llama.calls if "messages" in c], "llama-cpp decoding unused"
 
 
@@ -242,56 +259,58 @@ def test_decoding_guesses_only_where_a_batched_pass_is_cheap(
     }
     machine = "intel-amx"
 
-    def fake_time_passes(llama: Any, sizes: Sequence[int]) -> list[float]:
+    def fake_time_passes(model: LocalLlama, sizes: Sequence[int]) -> list[float]:
         timed.append(tuple(sizes))
         return costs[machine]
 
-    class Model:
+    class Context:
         def __init__(self, n_tokens: int = 900) -> None:
             self.n_tokens = n_tokens
 
         def n_ctx(self) -> int:
             return 4096
 
-    every_guess = llm.DecodingPlan(max_draft=MAX_DRAFT_TOKENS, refusal_drafts=True)
-    monkeypatch.setattr(llm, "_time_passes", fake_time_passes)
-    monkeypatch.setattr(llm, "_DECODING_PLANS", {})
-    monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR, raising=False)
+    def loaded(n_tokens: int = 900) -> LocalLlama:
+        return LocalLlama(Context(n_tokens))
+
+    every_guess = DecodingPlan(max_draft=MAX_DRAFT_TOKENS, refusal_drafts=True)
+    assert every_guess == EVERY_GUESS
+    monkeypatch.setattr(decoding, "time_passes", fake_time_passes)
+    monkeypatch.delenv(environment.LOOKUP_DECODING.name, raising=False)
     # No room after the prompt for a 5-token pass: no guesses now, and nothing decided.
-    full = Model(n_tokens=4093)
-    assert llm._decoding_plan_for(full) == llm.NO_GUESSES and not timed
-    full.n_tokens = 900
-    assert llm._decoding_plan_for(full) == every_guess and len(timed) == 1
+    full = loaded(n_tokens=4093)
+    assert decoding.decoding_plan_for(full) == NO_GUESSES and not timed
+    full.llama.n_tokens = 900
+    assert decoding.decoding_plan_for(full) == every_guess and len(timed) == 1
     timed.clear()
-    first, second, third = Model(), Model(), Model()
-    assert llm._decoding_plan_for(first) == every_guess
+    first, second, third = loaded(), loaded(), loaded()
+    assert decoding.decoding_plan_for(first) == every_guess
     assert timed == [(1, 1 + MAX_DRAFT_TOKENS)]
     # Decided once per loaded model, not per call.
-    assert llm._decoding_plan_for(first) == every_guess and len(timed) == 1
+    assert decoding.decoding_plan_for(first) == every_guess and len(timed) == 1
     # Short prompt-lookup guesses do not pay here, but the rest of a begun refusal does.
     machine = "amd-epyc"
-    assert llm._decoding_plan_for(second) == llm.DecodingPlan(0, refusal_drafts=True)
+    assert decoding.decoding_plan_for(second) == DecodingPlan(0, refusal_drafts=True)
     machine = "batching-slower"
-    assert llm._decoding_plan_for(third) == llm.NO_GUESSES and len(timed) == 3
+    assert decoding.decoding_plan_for(third) == NO_GUESSES and len(timed) == 3
     # "1" forces guessing without timing anything.
-    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "1")
-    assert llm._decoding_plan_for(Model()) == every_guess and len(timed) == 3
+    monkeypatch.setenv(environment.LOOKUP_DECODING.name, "1")
+    assert decoding.decoding_plan_for(loaded()) == every_guess and len(timed) == 3
 
 
 def test_a_failed_timing_decodes_one_token_per_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Model:
+    class Context:
         n_tokens = 900
 
         def n_ctx(self) -> int:
             return 4096
 
-    def failing(llama: Any, sizes: Sequence[int]) -> list[float]:
+    def failing(model: LocalLlama, sizes: Sequence[int]) -> list[float]:
         raise RuntimeError("llama_decode returned -1")
 
-    monkeypatch.setattr(llm, "_time_passes", failing)
-    monkeypatch.setattr(llm, "_DECODING_PLANS", {})
-    monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR, raising=False)
-    assert llm._decoding_plan_for(Model()) == llm.NO_GUESSES
+    monkeypatch.setattr(decoding, "time_passes", failing)
+    monkeypatch.delenv(environment.LOOKUP_DECODING.name, raising=False)
+    assert decoding.decoding_plan_for(LocalLlama(Context())) == NO_GUESSES
 
 
 def test_timing_passes_leaves_the_context_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -301,33 +320,33 @@ def test_timing_passes_leaves_the_context_as_it_was(monkeypatch: pytest.MonkeyPa
 
     evaluated: list[list[int]] = []
 
-    def fake_eval(llama: Any, tokens: list[int]) -> None:
+    def fake_eval(model: LocalLlama, tokens: list[int]) -> None:
         evaluated.append(tokens)
-        llama.n_tokens += len(tokens)
+        model.llama.n_tokens += len(tokens)
 
-    monkeypatch.setattr(llm, "_eval_with_logits", fake_eval)
+    monkeypatch.setattr(LocalLlama, "eval_with_logits", fake_eval)
     context = Context()
-    seconds = llm._time_passes(context, (1, 5))
+    seconds = decoding.time_passes(LocalLlama(context), (1, 5))
     assert context.n_tokens == 7
     assert len(seconds) == 2 and all(s >= 0 for s in seconds)
     # Each size is timed a few times, always after the live context's last token.
     assert sorted({len(t) for t in evaluated}) == [1, 5]
-    assert len(evaluated) == 2 * llm._CALIBRATION_REPEATS
+    assert len(evaluated) == 2 * decoding.CALIBRATION_REPEATS
     assert {token for tokens in evaluated for token in tokens} == {106}
 
 
 def test_build_chat_model_specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    local = llm.build_chat_model("local")
-    assert isinstance(local, llm.LocalLlamaChatModel) and local.model_path is None
-    custom = llm.build_chat_model(f"local:{tmp_path / 'm.gguf'}")
-    assert isinstance(custom, llm.LocalLlamaChatModel)
+    local = build_chat_model("local")
+    assert isinstance(local, LocalLlamaChatModel) and local.model_path is None
+    custom = build_chat_model(f"local:{tmp_path / 'm.gguf'}")
+    assert isinstance(custom, LocalLlamaChatModel)
     assert custom.model_path == str(tmp_path / "m.gguf")
     with pytest.raises(ValueError, match="provider:model"):
-        llm.build_chat_model("gpt-4o-mini")
+        build_chat_model("gpt-4o-mini")
     # Without LangChain's init_chat_model the error names what to install.
     monkeypatch.setitem(sys.modules, "langchain.chat_models", None)
     with pytest.raises(ModelUnavailableError, match="pip install langchain langchain-ollama"):
-        llm.build_chat_model("ollama:qwen2.5:7b")
+        build_chat_model("ollama:qwen2.5:7b")
 
 
 def test_build_chat_model_passes_provider_and_zero_temperature(
@@ -343,7 +362,7 @@ def test_build_chat_model_passes_provider_and_zero_temperature(
     module.init_chat_model = fake_init_chat_model  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "langchain", type(sys)("langchain"))
     monkeypatch.setitem(sys.modules, "langchain.chat_models", module)
-    assert llm.build_chat_model("ollama:qwen2.5:7b") == "a chat model"
+    assert build_chat_model("ollama:qwen2.5:7b") == "a chat model"
     assert seen == {"model": "qwen2.5:7b", "model_provider": "ollama", "temperature": 0}
 
 
@@ -370,21 +389,22 @@ def test_real_model_answers_with_citations_and_judges_support(
 ) -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     try:
-        llm.get_local_llama()
+        model = load_local_llama()
     except ModelUnavailableError as exc:
         pytest.skip(f"local model weights are not installed: {exc}")
 
     with pytest.raises(ValueError, match="rejected"):
-        llm.compile_grammar("root ::= undefined-rule")
+        model.compile_grammar("root ::= undefined-rule")
 
     rent = "The monthly rent is $1,450.00, payable on or before the first day of each month."
     deposit = "The Landlord will return the security deposit within 21 days after move-out."
     grammar = citation_answer_grammar(k=2)
     # Guesses checked several tokens per pass, whether or not they pay on this CPU.
-    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "1")
-    work_before = MODEL_WORK.snapshot()
+    monkeypatch.setenv(environment.LOOKUP_DECODING.name, "1")
+    writer = local_chat_model(max_tokens=60)
+    work_before = writer.work.snapshot()
     started = time.perf_counter()
-    reply = llm.local_chat_model(max_tokens=60).invoke(
+    reply = writer.invoke(
         answer_messages(
             "How soon is the deposit returned?",
             [{"doc": "lease.pdf", "text": rent}, {"doc": "lease.pdf", "text": deposit}],
@@ -398,7 +418,7 @@ def test_real_model_answers_with_citations_and_judges_support(
     assert "21 days" in text and "[2]" in text, (text, elapsed)
     # The call's tokens were counted: its whole prompt was read or restored, and every
     # token of the answer was decoded.
-    work = MODEL_WORK.snapshot().minus(work_before)
+    work = writer.work.snapshot().minus(work_before)
     assert work.calls == 1
     assert work.prompt_tokens + work.reused_tokens == reply.usage_metadata["input_tokens"]
     assert work.decoded_tokens == reply.usage_metadata["output_tokens"] > 0
@@ -406,8 +426,8 @@ def test_real_model_answers_with_citations_and_judges_support(
 
     # Checking guesses copied from the sources and llama-cpp-python's decoding, one token
     # per pass, give the same answer.
-    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "0")
-    plain = llm.local_chat_model(max_tokens=60).invoke(
+    monkeypatch.setenv(environment.LOOKUP_DECODING.name, "0")
+    plain = local_chat_model(max_tokens=60).invoke(
         answer_messages(
             "How soon is the deposit returned?",
             [{"doc": "lease.pdf", "text": rent}, {"doc": "lease.pdf", "text": deposit}],
@@ -422,36 +442,38 @@ def test_real_model_answers_with_citations_and_judges_support(
         "Is there a discount for students?", [{"doc": "lease.pdf", "text": rent}]
     )
     passes: list[int] = []
-    evaluate = llm._eval_with_logits
+    evaluate = LocalLlama.eval_with_logits
 
-    def counted(llama: Any, tokens: list[int]) -> Any:
+    def counted(model: LocalLlama, tokens: list[int]) -> Any:
         passes.append(len(tokens))
-        return evaluate(llama, tokens)
+        return evaluate(model, tokens)
 
-    monkeypatch.setattr(llm, "_eval_with_logits", counted)
-    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "1")
-    refusal = llm.local_chat_model(max_tokens=60).invoke(unanswerable)
+    monkeypatch.setattr(LocalLlama, "eval_with_logits", counted)
+    monkeypatch.setenv(environment.LOOKUP_DECODING.name, "1")
+    refusal = local_chat_model(max_tokens=60).invoke(unanswerable)
     assert refusal.content == REFUSAL_SENTENCE
     assert len(passes) == 2, passes
-    monkeypatch.setenv(llm.LOOKUP_DECODING_ENV_VAR, "0")
-    assert llm.local_chat_model(max_tokens=60).invoke(unanswerable).content == refusal.content
-    monkeypatch.setattr(llm, "_eval_with_logits", evaluate)
-    monkeypatch.delenv(llm.LOOKUP_DECODING_ENV_VAR)
+    monkeypatch.setenv(environment.LOOKUP_DECODING.name, "0")
+    assert local_chat_model(max_tokens=60).invoke(unanswerable).content == refusal.content
+    monkeypatch.setattr(LocalLlama, "eval_with_logits", evaluate)
+    monkeypatch.delenv(environment.LOOKUP_DECODING.name)
 
-    judge_before = MODEL_WORK.snapshot()
-    supported = llm.support_probability("The deposit is returned within 21 days.", deposit)
-    judged = MODEL_WORK.snapshot().minus(judge_before)
+    checker = local_judge()
+    assert checker.model is model, "the judge runs on the chat model's loaded model"
+    judge_before = checker.work.snapshot()
+    supported = checker.support_probability("The deposit is returned within 21 days.", deposit)
+    judged = checker.work.snapshot().minus(judge_before)
     assert judged.calls == 1 and judged.prompt_tokens > 0 and judged.decoded_tokens == 0
-    changed_number = llm.support_probability("The deposit is returned within 45 days.", deposit)
+    changed_number = checker.support_probability("The deposit is returned within 45 days.", deposit)
     assert supported > 0.5 > changed_number
 
     # The relevance check: the same evidence answers one question and not another. It
     # follows the judge's evidence block, so the evidence comes from the KV cache.
-    relevance_before = MODEL_WORK.snapshot()
-    answers = llm.answers_question_probability("How soon is the deposit returned?", deposit)
-    asked = MODEL_WORK.snapshot().minus(relevance_before)
+    relevance_before = checker.work.snapshot()
+    answers = checker.answers_question_probability("How soon is the deposit returned?", deposit)
+    asked = checker.work.snapshot().minus(relevance_before)
     assert asked.calls == 1 and asked.reused_tokens > asked.prompt_tokens
-    other_question = llm.answers_question_probability(
+    other_question = checker.answers_question_probability(
         "What fee does the tenant pay to end the lease early?", deposit
     )
     assert answers > 0.5 > other_question
@@ -501,10 +523,10 @@ class FakeContextLlama:
 
 
 def test_shared_prefix_length() -> None:
-    assert llm.shared_prefix_length([1, 2, 3], [1, 2, 4]) == 2
-    assert llm.shared_prefix_length([1, 2], [1, 2, 3]) == 2
-    assert llm.shared_prefix_length([], [1]) == 0
-    assert llm.shared_prefix_length([5], [1]) == 0
+    assert shared_prefix_length([1, 2, 3], [1, 2, 4]) == 2
+    assert shared_prefix_length([1, 2], [1, 2, 3]) == 2
+    assert shared_prefix_length([], [1]) == 0
+    assert shared_prefix_length([5], [1]) == 0
 
 
 def test_snapshots_bring_back_the_context_sharing_most_of_a_prompt(
@@ -512,8 +534,8 @@ def test_snapshots_bring_back_the_context_sharing_most_of_a_prompt(
 ) -> None:
     llama = FakeContextLlama()
     api = FakeStateApi(llama)
-    monkeypatch.setattr(llm, "_import_llama_cpp", lambda: api)
-    snapshots = llm.KVSnapshots(capacity_bytes=10_000)
+    monkeypatch.setattr(llama_internals, "import_llama_cpp", lambda: api)
+    snapshots = KVSnapshots(capacity_bytes=10_000)
     generation = [1, 2, 3, 4, 10, 11]  # fixed prefix 1-4, then a question
     judge = [7, 8, 9, 20]
     llama.hold(generation)
@@ -536,8 +558,8 @@ def test_snapshots_drop_prefixes_and_stay_within_their_limits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     llama = FakeContextLlama()
-    monkeypatch.setattr(llm, "_import_llama_cpp", lambda: FakeStateApi(llama))
-    snapshots = llm.KVSnapshots(capacity_bytes=4 * 10, max_snapshots=2)
+    monkeypatch.setattr(llama_internals, "import_llama_cpp", lambda: FakeStateApi(llama))
+    snapshots = KVSnapshots(capacity_bytes=4 * 10, max_snapshots=2)
     llama.hold([1, 2])
     snapshots.save(llama)
     llama.hold([1, 2, 3])
@@ -558,11 +580,11 @@ def test_relevance_prompt_repeats_the_judge_prompt_up_to_the_end_of_the_evidence
     # The relevance check follows the support judge on the same source; the shared prefix is
     # what lets it reuse the judge's KV cache instead of reading the source again.
     evidence = "The Landlord will return the security deposit within 21 days."
-    judge = llm._judge_messages("The deposit is returned within 21 days.", evidence)
-    relevance = llm._relevance_messages("How soon is the deposit returned?", evidence)
-    assert judge[0] == relevance[0]
+    support = judge.judge_messages("The deposit is returned within 21 days.", evidence)
+    relevance = judge.relevance_messages("How soon is the deposit returned?", evidence)
+    assert support[0] == relevance[0]
     prefix = f"EVIDENCE:\n{evidence}\n\n"
-    assert judge[1]["content"].startswith(prefix) and relevance[1]["content"].startswith(prefix)
+    assert support[1]["content"].startswith(prefix) and relevance[1]["content"].startswith(prefix)
     assert relevance[1]["content"].endswith(
         "Does the EVIDENCE answer the QUESTION? Answer Yes or No."
     )

@@ -57,3 +57,24 @@ def test_concurrent_additions_are_all_counted() -> None:
     assert (totals.prompt_tokens, totals.reused_tokens, totals.decoded_tokens) == (4000, 8000, 4000)
     assert totals.calls == 4000
     assert totals.decode_seconds == pytest.approx(4.0)
+
+
+def test_each_resources_counts_its_own_local_model_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    from citeguard.graph.resources import Resources
+    from citeguard.llm import judge
+    from citeguard.llm.local_llama import LocalLlama
+    from citeguard.llm.providers import build_chat_model
+
+    # The judge is built on the shared loaded model; no weights are needed to check whose
+    # counter it adds to.
+    monkeypatch.setattr(judge, "load_local_llama", lambda *args: LocalLlama(object()))
+    first, second = Resources(), Resources()
+    assert first.model_work is not second.model_work
+    assert first.local_judge().work is first.model_work
+    assert second.local_judge().work is second.model_work
+    # A chat model built for a graph counts into the counter it is given.
+    chat_model = build_chat_model("local", work=first.model_work)
+    assert getattr(chat_model, "work", None) is first.model_work
+    # Resources around an injected model that counts its own work read that counter.
+    assert Resources(chat_model=chat_model).model_work is first.model_work
+    assert Resources(chat_model=object()).model_work is not first.model_work

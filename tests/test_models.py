@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 
 from citeguard.errors import ModelUnavailableError
-from citeguard.index.embedder import SentenceTransformerEmbedder, _model_root, resolve_embedding_model_path
+from citeguard.index.embedder import (
+    SentenceTransformerEmbedder,
+    _model_root,
+    resolve_embedding_model_path,
+)
 
 
 def test_model_root_is_the_sentence_transformers_folder_not_a_submodule(tmp_path: Path) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from citeguard.graph.context import Context
 from citeguard.documents import SearchHit
 from citeguard.graph.answer_graph import compile_graph
+from citeguard.graph.context import Context
 from citeguard.index.opening import asks_about_front_matter, with_opening
 from graph_fakes import LEASE_CHUNKS, fake_resources, make_chunk
 from test_search import CHUNKS, build

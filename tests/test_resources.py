@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from citeguard.llm import local as llm
-from citeguard.graph.context import Context
 from citeguard.errors import ModelUnavailableError
+from citeguard.graph.context import Context
+from citeguard.graph.resources import Resources
 from citeguard.index.dense import HashingEmbedder
-from citeguard.graph.resources import Resources, local_support_probability
+from citeguard.llm import judge
 
 
 class CountingEmbedder(HashingEmbedder):
@@ -29,7 +29,8 @@ def test_the_default_level_validates_with_the_local_judge() -> None:
         return 1.0
 
     assert Context().validation_level == "judge"
-    assert Resources().judge(Context()) is local_support_probability
+    resources = Resources()
+    assert resources.judge(Context()) == resources.local_support_probability
     assert Resources(judge=fake_judge).judge(Context()) is fake_judge
     assert Resources().judge(Context(validation_level="strict")) is None
 
@@ -37,13 +38,18 @@ def test_the_default_level_validates_with_the_local_judge() -> None:
 def test_a_missing_local_judge_says_how_to_validate_without_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def unavailable(claim: str, evidence: str) -> float:
+    def unavailable(**_: object) -> judge.LocalJudge:
         raise ModelUnavailableError("the local model needs llama-cpp-python")
 
-    monkeypatch.setattr(llm, "support_probability", unavailable)
+    class FakeJudge:
+        def support_probability(self, claim: str, evidence: str) -> float:
+            return 0.75
+
+    monkeypatch.setattr(judge, "local_judge", unavailable)
+    local_support_probability = Resources().local_support_probability
     with pytest.raises(ModelUnavailableError, match=r"llama-cpp-python.*validation level 'strict'"):
         local_support_probability("Rent is $1,450.", "The monthly rent is $1,450.")
-    monkeypatch.setattr(llm, "support_probability", lambda claim, evidence: 0.75)
+    monkeypatch.setattr(judge, "local_judge", lambda **_: FakeJudge())
     assert local_support_probability("Rent is $1,450.", "The monthly rent is $1,450.") == 0.75
 
 
@@ -87,3 +93,14 @@ def test_validation_takes_the_evidence_vectors_from_the_index() -> None:
     # An injected embed is used as it is: the index's vectors are in another space.
     own = Resources(searcher=searcher, embed=lambda batch: np.ones((len(batch), 4)))
     assert own.embed_for_sources(Context(), evidence)(["x"]).shape == (1, 4)
+
+
+def test_each_resources_owns_its_draft_store() -> None:
+    from citeguard.graph.drafts import DraftStore
+
+    first, second = Resources(), Resources()
+    assert first.drafts is not second.drafts
+    ref = first.drafts.put(candidate="draft text")
+    assert second.drafts.get(ref) == {} and first.drafts.get(ref)["candidate"] == "draft text"
+    shared = DraftStore()
+    assert Resources(drafts=shared).drafts is shared

@@ -106,7 +106,7 @@ def server_unavailable_reason() -> str | None:
     if not (Path(sys.executable).parent / "langgraph").exists():
         return "the langgraph command is not installed next to this Python"
     from citeguard.errors import ModelUnavailableError
-    from citeguard.llm.local import resolve_gguf_path
+    from citeguard.llm.weights import resolve_gguf_path
 
     try:
         resolve_gguf_path()

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from algorithm1 import CONDITIONAL_EDGES, NODES, PLAIN_EDGES
-from citeguard.serve.cli import main as cli_main
 from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.resources import Resources
+from citeguard.serve.cli import main as cli_main
 
 DRAWING = Path(__file__).resolve().parents[1] / "studio" / "graph.mmd"
 

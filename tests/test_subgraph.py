@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from citeguard.graph.context import Context
-from citeguard.graph.answer_graph import compile_graph
-from citeguard.index.dense import HashingEmbedder
-from citeguard.graph.indexer_graph import IndexerContext, compile_indexer_graph
 from citeguard.generate.prompts import REFUSAL
+from citeguard.graph.answer_graph import compile_graph
+from citeguard.graph.context import Context
+from citeguard.graph.indexer_graph import IndexerContext, compile_indexer_graph
+from citeguard.index.dense import HashingEmbedder
 from graph_fakes import fake_resources, load_example
 from pdf_factory import make_sample_contract_pdf
 

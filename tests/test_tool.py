@@ -9,8 +9,8 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from citeguard.graph.answer_graph import compile_graph
 from citeguard.generate.prompts import REFUSAL
+from citeguard.graph.answer_graph import compile_graph
 from citeguard.serve.tool import TOOL_NAME, make_answer_tool
 from graph_fakes import fake_resources, load_example
 

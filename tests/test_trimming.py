@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeguard.graph.context import Context
-from citeguard.graph.answer_graph import compile_graph
 from citeguard.generate.trimming import ELLIPSIS, trim_sources
+from citeguard.graph.answer_graph import compile_graph
+from citeguard.graph.context import Context
 from graph_fakes import bag_of_words_embed, fake_resources, make_chunk
 
 FILLER = [
@@ -125,11 +125,11 @@ def test_stored_vectors_of_a_different_text_are_not_used() -> None:
 def test_the_answer_graph_trims_with_the_sentence_vectors_stored_in_the_index() -> None:
     import numpy as np
 
+    from citeguard.graph.resources import Resources
     from citeguard.index.bm25 import BM25Index
     from citeguard.index.dense import DenseIndex, HashingEmbedder
     from citeguard.index.search import HybridSearcher
     from citeguard.index.sentence_vectors import SentenceVectors
-    from citeguard.graph.resources import Resources
     from graph_fakes import scripted_model
 
     class RecordingEmbedder(HashingEmbedder):

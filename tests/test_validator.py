@@ -6,25 +6,31 @@ import json
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, cast
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeguard.text.tokens import lexical_overlap, tokens
-
+from citeguard.graph.context import Context
 from citeguard.text.quantities import extract_quantities, unsupported_quantities
 from citeguard.text.refusal import REFUSAL, is_refusal
-from citeguard.validate.validator import (
-    ValidationSettings,
-    refusal_despite_strong_evidence,
-    rejected_by_reproducible_checks,
-    validate_answer,
-)
+from citeguard.text.tokens import lexical_overlap, tokens
+from citeguard.validate.refusal_challenge import refusal_despite_strong_evidence
+from citeguard.validate.settings import ValidationLevel, ValidationSettings
+from citeguard.validate.validator import validate_answer
+from citeguard.validate.verdicts import rejected_by_reproducible_checks
 
-PAPER = ValidationSettings(level="paper")
-STRICT = ValidationSettings(level="strict")
+
+def checks(level: str, **settings: Any) -> ValidationSettings:
+    """The validator's settings at ``level``, the rest a run's defaults (or ``settings``)."""
+    return Context(**settings).validation_settings(level=cast(ValidationLevel, level))
+
+
+PAPER = checks("paper")
+STRICT = checks("strict")
 
 RENT = "The Tenant shall pay monthly rent of $1,200 within thirty (30) days of the invoice."
 TERM = "The initial term of this Lease is twelve (12) months, starting on January 5, 2021."
@@ -163,7 +169,7 @@ def test_brackets_that_are_document_text_are_not_citations() -> None:
 @pytest.mark.parametrize("level", ["paper", "strict"])
 def test_placeholders_always_fail(answer: str, level: str) -> None:
     source = "The lease expires on [n] and was signed on [date] by the parties."
-    result = validate_answer(answer, [source], "When?", ValidationSettings(level=level))  # type: ignore[arg-type]
+    result = validate_answer(answer, [source], "When?", checks(level))
     verdict = result.sentences[0]
     assert "placeholder" in verdict.reasons and not verdict.supported
     assert "placeholder" in result.feedback[0]
@@ -171,7 +177,7 @@ def test_placeholders_always_fail(answer: str, level: str) -> None:
 
 def test_empty_answer_triggers() -> None:
     for answer in ("", "   \n"):
-        result = validate_answer(answer, [RENT], "q?")
+        result = validate_answer(answer, [RENT], "q?", STRICT)
         assert not result.passed and result.triggers == ["empty_answer"]
 
 
@@ -372,7 +378,7 @@ def test_yes_no_with_extra_content_must_be_supported() -> None:
 
 def test_judge_level_uses_the_judge_threshold() -> None:
     answer = "The Tenant must pay the rent within 30 days of the invoice [1]."
-    judge_settings = ValidationSettings(level="judge")
+    judge_settings = checks("judge")
     calls: list[tuple[str, str]] = []
 
     def judge(claim: str, evidence: str) -> float:
@@ -396,13 +402,13 @@ def test_judge_is_not_asked_about_sentences_that_already_failed() -> None:
         "Rent is due in 90 days [1].",
         [RENT],
         QUESTION,
-        ValidationSettings(level="judge"),
+        checks("judge"),
         judge=judge,
     )
     assert not result.passed
 
 
-RELEVANCE = ValidationSettings(level="judge")  # relevance_check is on by default
+RELEVANCE = checks("judge")  # relevance_check is on by default
 
 
 def test_relevance_check_asks_once_per_cited_source_and_keeps_the_best() -> None:
@@ -447,11 +453,11 @@ def test_relevance_is_not_asked_when_off_below_judge_or_after_a_failure() -> Non
         raise AssertionError("relevance asked")
 
     good = "The Tenant must pay the rent within 30 days of the invoice [1]."
-    judge_only = ValidationSettings(level="judge", relevance_check=False)
+    judge_only = checks("judge", relevance_check=False)
     assert validate_answer(
         good, [RENT], QUESTION, judge_only, judge=lambda c, e: 0.9, relevance=relevance
     ).passed
-    strict = ValidationSettings(level="strict", relevance_check=True)
+    strict = checks("strict", relevance_check=True)
     assert validate_answer(good, [RENT], QUESTION, strict, relevance=relevance).passed
     unsupported = validate_answer(
         "Rent is due in 90 days [1].", [RENT], QUESTION, RELEVANCE, judge=lambda c, e: 0.9,
@@ -481,13 +487,13 @@ def test_judge_reads_the_cited_sources_sentences_nearest_the_claim() -> None:
         return 0.9
 
     answer = "The Tenant shall pay monthly rent of $1,200 [1]."
-    settings_ = ValidationSettings(level="judge", judge_evidence_words=30)
+    settings_ = checks("judge", judge_evidence_words=30)
     result = validate_answer(answer, [LONG_SOURCE], QUESTION, settings_, judge=judge)
     assert result.passed
     assert seen == [RENT]  # the rent sentence alone fits the 30 words; no filler clause
 
     seen.clear()
-    whole = ValidationSettings(level="judge")  # the default: whole sources
+    whole = checks("judge")  # the default: whole sources
     validate_answer(answer, [LONG_SOURCE], QUESTION, whole, judge=judge)
     assert seen == [LONG_SOURCE]
 
@@ -501,18 +507,18 @@ def test_judge_evidence_of_two_cited_sources_is_focused_per_source() -> None:
 
     other = " ".join([*_FILLER[4:], "The Tenant shall pay rent by bank transfer.", *_FILLER[:4]])
     answer = "The Tenant shall pay monthly rent of $1,200 by bank transfer [1][2]."
-    settings_ = ValidationSettings(level="judge", judge_evidence_words=30)
+    settings_ = checks("judge", judge_evidence_words=30)
     validate_answer(answer, [LONG_SOURCE, other], QUESTION, settings_, judge=judge)
     assert seen == [RENT + "\nThe Tenant shall pay rent by bank transfer."]
 
 
 def test_invalid_settings_are_rejected() -> None:
     with pytest.raises(ValueError, match="level"):
-        ValidationSettings(level="lenient")  # type: ignore[arg-type]
+        replace(STRICT, level="lenient")
     with pytest.raises(ValueError, match="judge_evidence_words"):
-        ValidationSettings(judge_evidence_words=-1)
+        replace(STRICT, judge_evidence_words=-1)
     with pytest.raises(ValueError, match="lexical_threshold"):
-        ValidationSettings(lexical_threshold=1.5)
+        replace(STRICT, lexical_threshold=1.5)
 
 
 # --- refusal ------------------------------------------------------------------------
@@ -556,20 +562,20 @@ def test_non_refusals(text: str) -> None:
 
 
 def test_clean_refusal_passes_without_triggers() -> None:
-    result = validate_answer(REFUSAL, [UNRELATED], ASSIGN_QUESTION)
+    result = validate_answer(REFUSAL, [UNRELATED], ASSIGN_QUESTION, STRICT)
     assert result.is_refusal and result.passed and result.triggers == []
 
 
 def test_refusal_despite_strong_evidence() -> None:
     assert refusal_despite_strong_evidence(ASSIGN_QUESTION, [UNRELATED, ASSIGN])
     assert not refusal_despite_strong_evidence(ASSIGN_QUESTION, [UNRELATED])
-    challenging = ValidationSettings(challenge_refusals=True)
+    challenging = checks("strict", challenge_refusals=True)
     result = validate_answer(REFUSAL, [UNRELATED, ASSIGN], ASSIGN_QUESTION, challenging)
     assert result.is_refusal and not result.passed
     assert result.triggers == ["refusal_despite_strong_evidence"]
     assert "[2]" in result.feedback[0]
     # Off by default: the refusal stands.
-    default = validate_answer(REFUSAL, [UNRELATED, ASSIGN], ASSIGN_QUESTION)
+    default = validate_answer(REFUSAL, [UNRELATED, ASSIGN], ASSIGN_QUESTION, STRICT)
     assert default.is_refusal and default.passed and default.triggers == []
 
 
@@ -653,7 +659,7 @@ def test_result_is_json_serialisable_with_feedback_text() -> None:
 
 def test_embed_with_wrong_shape_is_an_error() -> None:
     with pytest.raises(ValueError, match="one row per text"):
-        validate_answer("Rent [1].", [RENT], "q?", embed=lambda texts: np.zeros((1, 4)))
+        validate_answer("Rent [1].", [RENT], "q?", STRICT, embed=lambda texts: np.zeros((1, 4)))
 
 
 @settings(max_examples=200, deadline=None)
@@ -670,7 +676,7 @@ def test_validate_answer_never_raises(
         answer,
         sources,
         question,
-        ValidationSettings(level=level),  # type: ignore[arg-type]
+        checks(level),
         embed=bag_of_words_embed,
         judge=lambda claim, evidence: 0.7,
     )
@@ -701,24 +707,26 @@ def test_validate_answer_on_marker_soup(pieces: list[str]) -> None:
 
 
 def test_rejections_by_deterministic_checks_are_reproducible() -> None:
-    lexical = validate_answer("The Tenant must mow the lawn every Sunday [1].", [RENT], QUESTION)
+    lexical = validate_answer(
+        "The Tenant must mow the lawn every Sunday [1].", [RENT], QUESTION, STRICT
+    )
     assert not lexical.passed and rejected_by_reproducible_checks(lexical.to_json())
-    invalid = validate_answer("The Tenant has thirty (30) days to pay [9].", [RENT], QUESTION)
+    invalid = validate_answer(
+        "The Tenant has thirty (30) days to pay [9].", [RENT], QUESTION, STRICT
+    )
     assert not invalid.passed and rejected_by_reproducible_checks(invalid.to_json())
 
 
 def test_rejections_by_the_model_judges_alone_are_not_reproducible() -> None:
     answer = "The Tenant has thirty (30) days of the invoice to pay the rent [1]."
-    judged = validate_answer(
-        answer, [RENT], QUESTION, ValidationSettings(level="judge"), judge=lambda c, e: 0.1
-    )
+    judged = validate_answer(answer, [RENT], QUESTION, checks("judge"), judge=lambda c, e: 0.1)
     assert not judged.passed and "judge_unsupported" in judged.sentences[0].reasons
     assert not rejected_by_reproducible_checks(judged.to_json())
     off_topic = validate_answer(
         answer,
         [RENT],
         QUESTION,
-        ValidationSettings(level="judge"),
+        checks("judge"),
         judge=lambda c, e: 0.9,
         relevance=lambda q, e: 0.1,
     )

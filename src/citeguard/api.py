@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from citeguard.graph.context import Context
+from citeguard.text.questions import checked_question
 
 
 def answer(
@@ -16,14 +17,19 @@ def answer(
         question: the question.
         index: index folder (default $CITEGUARD_INDEX or ./.citeguard).
         docs: optional document scope (file names as indexed).
-        **settings: any ``citeguard.graph.context.Context`` field, e.g. ``model="ollama:qwen2.5:7b"``.
+        **settings: any ``citeguard.graph.context.Context`` field, e.g.
+            ``model="ollama:qwen2.5:7b"``.
 
     Returns:
         The output schema as a dict: answer, status, refusal_reason, citations, validation.
         Models load once per process; later calls reuse them.
+
+    Raises:
+        InvalidQuestionError: the question is empty, too long or holds control characters.
     """
     from citeguard.graph.answer_graph import graph
 
+    checked_question(question)
     if index is not None:
         settings = {**settings, "index_dir": index}
     context = Context.from_mapping(settings)

@@ -16,8 +16,8 @@ from typing import Any
 from citeguard.atomic_files import write_json_atomic
 from citeguard.evaluation.harness import EvalConfig, EvalRun, run_evaluation
 from citeguard.evaluation.report import render_ablation_report, write_chart
-from citeguard.ingest.chunking import ChunkSettings
 from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL, MPNET_EMBEDDING_MODEL
+from citeguard.ingest.chunking import ChunkSettings
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,8 @@ def chunk_settings(max_tokens: int) -> ChunkSettings:
 
 
 ABLATIONS: dict[str, list[Variant]] = {
+    # "off" runs only in the harness, whose graph delivers the first candidate at that level
+    # (citeguard.evaluation.unvalidated); the graph a user runs rejects it.
     "validation": [
         Variant(f"validation-{level}", {"validation_level": level})
         for level in ("off", "paper", "strict", "judge")

@@ -8,18 +8,41 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from citeguard.graph.context import Context
 from citeguard.evaluation.ablations import ABLATIONS, ALIASES, chunk_settings, run_ablation
 from citeguard.evaluation.harness import DEFAULT_CACHE_DIR, EvalConfig, run_evaluation
 from citeguard.evaluation.metrics import JUDGE_THRESHOLD
 from citeguard.evaluation.report import percent
+from citeguard.graph.context import (
+    Context,
+    ContextOption,
+    add_context_options,
+    context_overrides,
+)
 
 EXIT_OK = 0
 EXIT_ERROR = 1
+
+EVAL_OPTIONS = (
+    ContextOption("model"),
+    ContextOption("validation_level"),
+    ContextOption("generation_strategy", flag="--strategy"),
+    ContextOption("retrieval_mode", flag="--mode"),
+    ContextOption("alpha"),
+    ContextOption("top_k"),
+    ContextOption("context_k"),
+    ContextOption("max_regenerations"),
+    ContextOption("rerank"),
+    ContextOption("source_words", metavar="N"),
+    ContextOption("judge_evidence_words", metavar="N"),
+    ContextOption("relevance_check"),
+    ContextOption("challenge_refusals"),
+    ContextOption("opening_source"),
+    ContextOption("embedding_model"),
+)
+"""The settings ``citeguard eval`` offers, as options generated from their Context fields."""
 
 HEADLINE = (
     "hit@k",
@@ -47,7 +70,6 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def configure_eval_parser(p: argparse.ArgumentParser) -> None:
-    defaults = Context()
     p.add_argument(
         "dataset", type=Path, metavar="DATASET", help="folder with docs/ and questions.jsonl"
     )
@@ -65,85 +87,7 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
         choices=ablations,
     )
     s = p.add_argument_group("settings (default: the paper's configuration)")
-    s.add_argument("--model", default=None, help=f"chat model ({defaults.model})")
-    s.add_argument(
-        "--validation-level",
-        choices=["paper", "strict", "judge", "off"],
-        default=None,
-        help=f"validator level ({defaults.validation_level}); off delivers the first candidate "
-        "unchecked (evaluation only)",
-    )
-    s.add_argument(
-        "--strategy",
-        choices=["free", "evidence-first", "extractive"],
-        default=None,
-        help=f"generation strategy ({defaults.generation_strategy})",
-    )
-    s.add_argument(
-        "--mode",
-        choices=["hybrid", "dense", "lexical"],
-        default=None,
-        help=f"retrieval mode ({defaults.retrieval_mode})",
-    )
-    s.add_argument("--alpha", type=float, default=None, help=f"dense weight ({defaults.alpha})")
-    s.add_argument("--top-k", type=int, default=None, help=f"retrieved chunks ({defaults.top_k})")
-    s.add_argument(
-        "--context-k",
-        type=int,
-        default=None,
-        help=f"chunks given to the model ({defaults.context_k})",
-    )
-    s.add_argument(
-        "--max-regenerations",
-        type=int,
-        default=None,
-        help=f"regenerations before refusing ({defaults.max_regenerations})",
-    )
-    s.add_argument(
-        "--rerank",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="heuristic reranker (off)",
-    )
-    s.add_argument(
-        "--source-words",
-        type=int,
-        default=None,
-        metavar="N",
-        help="free strategy: words of each source shown to the model, its sentences most "
-        f"similar to the question ({defaults.source_words}; 0 = whole sources)",
-    )
-    s.add_argument(
-        "--judge-evidence-words",
-        type=int,
-        default=None,
-        metavar="N",
-        help="judge level: the judge reads only each cited source's sentences sharing most of "
-        f"the claim's words, at most N ({defaults.judge_evidence_words} = whole sources)",
-    )
-    s.add_argument(
-        "--relevance-check",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="judge level: also require a cited source that answers the question "
-        f"({'on' if defaults.relevance_check else 'off'})",
-    )
-    s.add_argument(
-        "--challenge-refusals",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="regenerate once when the model refuses although a source holds most of the "
-        f"question's key terms ({'on' if defaults.challenge_refusals else 'off'})",
-    )
-    s.add_argument(
-        "--opening-source",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="add the document's opening as the last source for date and party questions (on)",
-    )
-    s.add_argument(
-        "--embedding-model", default=None, help="all-MiniLM-L6-v2 (default) or all-mpnet-base-v2"
-    )
+    add_context_options(s, EVAL_OPTIONS)
     s.add_argument(
         "--chunk-tokens",
         type=int,
@@ -191,23 +135,7 @@ def configure_eval_parser(p: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> EvalConfig:
-    context = Context().with_overrides(
-        model=args.model,
-        validation_level=args.validation_level,
-        generation_strategy=args.strategy,
-        retrieval_mode=args.mode,
-        alpha=args.alpha,
-        top_k=args.top_k,
-        context_k=args.context_k,
-        max_regenerations=args.max_regenerations,
-        rerank=args.rerank,
-        opening_source=args.opening_source,
-        source_words=args.source_words,
-        judge_evidence_words=args.judge_evidence_words,
-        relevance_check=args.relevance_check,
-        challenge_refusals=args.challenge_refusals,
-        embedding_model=args.embedding_model,
-    )
+    context = Context().with_overrides(**context_overrides(args, EVAL_OPTIONS))
     suffix = args.docs_suffix
     if suffix and not suffix.startswith("."):
         suffix = "." + suffix
@@ -232,7 +160,7 @@ def run_eval(args: argparse.Namespace) -> int:
     """Run ``citeguard eval`` from parsed arguments; prints the headline numbers."""
     if args.no_generation_cache:
         return _run_eval(args)
-    from citeguard.llm.local import generation_cache
+    from citeguard.llm.generation_cache import generation_cache
 
     with generation_cache(Path(args.cache_dir) / "generations.sqlite"):
         return _run_eval(args)

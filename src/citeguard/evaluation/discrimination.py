@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from citeguard.evaluation.dataset import load_questions
-from citeguard.validate import ValidationSettings, split_sentences, validate_answer
+from citeguard.graph.context import Context
+from citeguard.validate import split_sentences, validate_answer
 
 # ~600 tokens of contract text (the paper's chunk size) at ~4 characters per token.
 WINDOW_CHARS = 2400
@@ -60,7 +61,8 @@ def discrimination_rates(
     # Support against the right vs another contract's evidence; the relevance check asks a
     # different question (does the source answer the question?) and is measured elsewhere
     # (bench/answer_relevance_probe.py).
-    settings = ValidationSettings(level=level, relevance_check=False)  # type: ignore[arg-type]
+    run = Context(relevance_check=False)
+    settings = run.validation_settings(level=level)  # type: ignore[arg-type]
     accepted = rejected = 0
     for question, answer, correct, wrong in pairs:
         accepted += validate_answer(answer, [correct], question, settings, embed, judge).passed  # type: ignore[arg-type]

@@ -1,31 +1,28 @@
 """Run a labelled dataset through the answer graph and measure it.
 
-One run: pick the dataset's document files, ingest them into a cached index (incremental:
-nothing is re-embedded when nothing changed), then send every question through the same
-compiled graph the CLI and server use (``citeguard.graph.answer_graph.compile_graph``; the only
-difference is ``allow_unvalidated=True``, so that the validation-off ablation can run).
-Each finished question is appended to ``results.jsonl`` at once and flushed to disk, so a
-crash loses nothing; a re-run with the same settings skips the ids already there. At the
-end ``summary.json`` (metrics, see docs/metrics.md) and ``report.md`` are written.
+One run: pick the dataset's document files and ingest them into a cached index
+(``run_index``), then send every question through the answer graph the CLI and server
+use (``citeguard.graph.answer_graph.compile_graph``), built with the ablation's acceptance
+(``unvalidated``: the production acceptance at every level but "off", which the graph a
+user runs rejects). Each finished question is appended to ``results.jsonl`` at once
+(``results_file``), so a crash loses nothing; a re-run with the same settings
+(``run_config``) skips the ids already there. At the end ``summary.json`` (metrics, see
+docs/metrics.md) and ``report.md`` are written.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import logging
-import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from citeguard.atomic_files import write_json_atomic
-from citeguard.graph.context import Context
-from citeguard.errors import CiteGuardError, IndexStoreError, ModelUnavailableError
-from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
+from citeguard.errors import IndexStoreError, ModelUnavailableError
+from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.metrics import (
     JUDGE_THRESHOLD,
     JudgeFn,
@@ -34,51 +31,53 @@ from citeguard.evaluation.metrics import (
     score_result,
     summarize,
 )
-from citeguard.ingest.chunking import ChunkSettings
-from citeguard.llm.local import GGUF_ENV_VAR, model_runtime
-from citeguard.llm.model_work import MODEL_WORK
-from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL, Embedder
+from citeguard.evaluation.results_file import (
+    REPORT_FILE,
+    RESULTS_FILE,
+    SETTINGS_FILE,
+    SUMMARY_FILE,
+    append_result,
+    difference_from_folder,
+    errors_of,
+    read_results,
+)
+from citeguard.evaluation.run_config import (
+    EvalConfig,
+    EvaluationError,
+    run_settings,
+    short_hash,
+)
+from citeguard.evaluation.run_index import (
+    DEFAULT_CACHE_DIR,
+    prepare_index,
+    select_document_files,
+)
+from citeguard.evaluation.unvalidated import ACCEPT_FIRST_WHEN_OFF
+from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources, default_resources
 from citeguard.graph.state import State
+from citeguard.index.embedder import Embedder
+from citeguard.llm.local_llama import model_runtime
+
+__all__ = [
+    "DEFAULT_CACHE_DIR",
+    "EvalConfig",
+    "EvalRun",
+    "EvaluationError",
+    "build_summary",
+    "evaluate_question",
+    "prepare_index",
+    "read_results",
+    "run_evaluation",
+    "run_settings",
+    "select_document_files",
+]
 
 logger = logging.getLogger(__name__)
-
-RESULTS_FILE = "results.jsonl"
-SUMMARY_FILE = "summary.json"
-REPORT_FILE = "report.md"
-SETTINGS_FILE = "settings.json"
-DEFAULT_CACHE_DIR = Path(".citeguard-eval")
-DOC_SUFFIXES = (".pdf", ".txt", ".md")
 
 # Every key of the graph's full state: asked for explicitly, because invoke() otherwise
 # returns only the output schema (no retrieved chunks, evidence or timings).
 STATE_KEYS = sorted(State.__required_keys__ | State.__optional_keys__)
-
-
-class EvaluationError(CiteGuardError):
-    """An evaluation cannot start or continue (the message says why and what to do)."""
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    """Everything that decides a run's results (and so whether old results can be reused).
-
-    Attributes:
-        context: the graph's settings (``index_dir`` is filled in by the harness).
-        chunk_settings: chunking of the documents; None: the defaults (600/120), or the
-            settings of an existing index given with ``index_dir``.
-        docs_suffix: which document files to index (".pdf", ".txt", ".md"); None: the PDF
-            when a document has a PDF twin, else its text file.
-        judge: run the independent judge (citation recall/precision, unsupported
-            hallucination); False records those metrics as null.
-        judge_threshold: P(supported) at or above which the judge counts a claim supported.
-    """
-
-    context: Context = field(default_factory=Context)
-    chunk_settings: ChunkSettings | None = None
-    docs_suffix: str | None = None
-    judge: bool = True
-    judge_threshold: float = JUDGE_THRESHOLD
 
 
 @dataclass
@@ -94,211 +93,6 @@ class EvalRun:
     index_dir: Path
 
 
-# --------------------------------------------------------------------------- documents
-
-
-def select_document_files(docs_dir: Path, suffix: str | None = None) -> list[Path]:
-    """One file per document stem: the preferred suffix when the stem has one, else the
-    first of .pdf, .txt, .md (so a PDF is indexed instead of its text twin by default)."""
-    if suffix is not None and not suffix.startswith("."):
-        suffix = "." + suffix
-    order = ((suffix,) if suffix else ()) + DOC_SUFFIXES
-    by_stem: dict[str, dict[str, Path]] = {}
-    for path in sorted(docs_dir.rglob("*")):
-        if path.is_file() and path.suffix.lower() in order:
-            by_stem.setdefault(str(path.with_suffix("")), {})[path.suffix.lower()] = path
-    chosen = []
-    for variants in by_stem.values():
-        best = next(s for s in order if s in variants)
-        chosen.append(variants[best])
-    if not chosen:
-        raise EvaluationError(f"{docs_dir}: no documents ({', '.join(DOC_SUFFIXES)})")
-    return chosen
-
-
-def _short_hash(data: Any, length: int = 12) -> str:
-    text = json.dumps(data, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
-
-
-def index_cache_dir(
-    dataset: Path,
-    embedding_model: str,
-    chunk_settings: ChunkSettings,
-    docs_suffix: str | None,
-    cache_dir: Path = DEFAULT_CACHE_DIR,
-) -> Path:
-    """The cached index of one (dataset, embedding model, chunk settings, document files)."""
-    key = {
-        "dataset": str(dataset.resolve()),
-        "embedding_model": embedding_model,
-        "chunks": chunk_settings.fingerprint(),
-        "docs": docs_suffix or "auto",
-    }
-    return cache_dir / "indexes" / f"{dataset.resolve().name}-{_short_hash(key)}"
-
-
-def prepare_index(
-    dataset: Path,
-    config: EvalConfig,
-    index_dir: Path | None = None,
-    cache_dir: Path = DEFAULT_CACHE_DIR,
-    embedder: Embedder | None = None,
-    progress: bool = True,
-) -> tuple[Path, dict[str, Any]]:
-    """Ingest the dataset's documents (incrementally) and describe the index.
-
-    Returns:
-        The index folder and its description (embedding model, chunk settings, documents)
-        as it goes into the run's settings.
-    """
-    from citeguard.index.store import read_manifest
-    from citeguard.ingest.pipeline import ingest_paths
-
-    files = select_document_files(dataset_docs_dir(dataset), config.docs_suffix)
-    model = embedder.name if embedder is not None else config.context.embedding_model
-    if index_dir is None:
-        index_dir = index_cache_dir(
-            dataset,
-            model or DEFAULT_EMBEDDING_MODEL,
-            config.chunk_settings or ChunkSettings(),
-            config.docs_suffix,
-            cache_dir,
-        )
-    summary = ingest_paths(
-        files,
-        index_dir,
-        embedding_model=model,
-        chunk_settings=config.chunk_settings,
-        progress=progress,
-        embedder=embedder,
-    )
-    if summary.skipped:
-        for path, reason in summary.skipped:
-            logger.warning("not indexed: %s (%s)", path, reason)
-    manifest = read_manifest(index_dir)
-    description = {
-        "embedding_model": manifest.embedding_model,
-        "chunk_settings": manifest.chunk_settings,
-        "documents": sorted(d.name for d in manifest.documents),
-    }
-    logger.info(
-        "index %s: %d documents (%d added, %d replaced, %d unchanged)",
-        index_dir,
-        len(description["documents"]),
-        summary.added,
-        summary.replaced,
-        summary.unchanged,
-    )
-    return index_dir, description
-
-
-# --------------------------------------------------------------------------- results file
-
-
-def run_settings(
-    config: EvalConfig, index: dict[str, Any], runtime: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The settings that decide results; their hash marks every results line.
-
-    ``runtime`` is the local model's file and kernels (:func:`citeguard.llm.local.model_runtime`)
-    when the run uses it: the AMX path loads a Q8_0 copy, whose near ties can fall the other
-    way, so its results are not the plain path's.
-    """
-    context = dataclasses.asdict(config.context)
-    context.pop("index_dir", None)  # where the index lives does not change results
-    context["embedding_model"] = index["embedding_model"]
-    settings: dict[str, Any] = {
-        "context": context,
-        "chunk_settings": index["chunk_settings"],
-        "documents": index["documents"],
-        "docs_suffix": config.docs_suffix or "auto",
-        "judge": config.judge,
-        "judge_threshold": config.judge_threshold if config.judge else None,
-    }
-    # "local" means the bundled GGUF unless $CITEGUARD_GGUF names another: a run with
-    # another file must not resume (or reuse) the bundled model's results.
-    gguf = os.environ.get(GGUF_ENV_VAR)
-    if gguf and config.context.model == "local":
-        settings["gguf"] = str(Path(gguf).resolve())
-    if runtime is not None:
-        settings["local_model"] = runtime
-    return settings
-
-
-def read_results(
-    path: Path, settings_key: str, fresh: bool = False, difference: str = ""
-) -> dict[str, dict[str, Any]]:
-    """Finished records by question id, from an earlier (maybe interrupted) run.
-
-    A last line cut off by a crash is dropped (that question is simply run again).
-    Errored records are not finished. Records of other settings are an error, unless
-    ``fresh`` (then the file is started again).
-    """
-    if not path.exists():
-        return {}
-    if fresh:
-        path.unlink()
-        return {}
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    done: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if number == len(lines):
-                logger.warning("%s: dropping the unfinished last line %d", path, number)
-                path.write_text("".join(lines[: number - 1]), encoding="utf-8")
-                break
-            raise EvaluationError(f"{path} line {number}: not valid JSON ({exc.msg})") from exc
-        if record.get("settings_key") != settings_key:
-            raise EvaluationError(
-                f"{path} holds results of other settings (line {number}{difference}); "
-                "use another --out folder, or --fresh to discard them"
-            )
-        if not record.get("error"):
-            done[str(record["id"])] = record
-    return done
-
-
-def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
-    if not isinstance(data, dict):
-        return {prefix: data}
-    flat: dict[str, Any] = {}
-    for key, value in data.items():
-        flat.update(_flatten(value, f"{prefix}.{key}" if prefix else str(key)))
-    return flat
-
-
-def _difference(out: Path, settings: dict[str, Any]) -> str:
-    """ ", differs in: a (old -> new), ..." against the folder's settings.json, if any."""
-    try:
-        old = json.loads((out / SETTINGS_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return ""
-    old.pop("settings_key", None)
-    before, after = _flatten(old), _flatten(settings)
-    changed = [
-        f"{key} ({before.get(key)!r} -> {after.get(key)!r})"
-        for key in sorted(set(before) | set(after))
-        if before.get(key) != after.get(key)
-    ]
-    return f", differs in: {', '.join(changed)}" if changed else ""
-
-
-def append_result(path: Path, record: dict[str, Any]) -> None:
-    """Append one record and force it to disk, so that a crash right after loses nothing."""
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-# --------------------------------------------------------------------------- running
-
-
 def _resources_for(
     index_dir: Path,
     resources: Resources | None,
@@ -306,6 +100,8 @@ def _resources_for(
     chat_model: Any | None,
     validator_judge: JudgeFn | None,
 ) -> Resources:
+    """The run's resources: the injected ones, the process's real ones (one model load per
+    process, across ablation variants), or new ones around injected components."""
     if resources is not None:
         return resources
     if embedder is None and chat_model is None and validator_judge is None:
@@ -321,12 +117,17 @@ def _resources_for(
 
 
 def _default_judge() -> JudgeFn:
-    from citeguard.llm.local import support_probability
+    """The independent judge: the local model's P(supported) (loaded on first use)."""
+    import functools
 
-    return support_probability
+    from citeguard.llm.judge import local_judge
+
+    judge = functools.cache(local_judge)
+    return lambda claim, evidence: judge().support_probability(claim, evidence)
 
 
 def _indexed_documents(resources: Resources, context: Context) -> set[str] | None:
+    """The index's document names, for scoping questions (None when the searcher has none)."""
     names = getattr(resources.searcher(context), "documents", None)
     return set(names) if names is not None else None
 
@@ -345,11 +146,11 @@ def evaluate_question(
     inputs: dict[str, Any] = {"question": question.question}
     if scope:
         inputs["docs"] = scope
-    work_before = MODEL_WORK.snapshot()
+    work_before = resources.model_work.snapshot()
     started = time.perf_counter()
     state = graph.invoke(inputs, context=context, output_keys=STATE_KEYS)
     seconds = time.perf_counter() - started
-    work = MODEL_WORK.snapshot().minus(work_before)
+    work = resources.model_work.snapshot().minus(work_before)
     evidence = list(state.get("evidence") or [])
     judgement = None
     judge_seconds = 0.0
@@ -439,10 +240,10 @@ def run_evaluation(
         (resources is None and chat_model is None) or (config.judge and judge is None)
     )
     settings = run_settings(config, index_info, model_runtime() if uses_local_model else None)
-    settings_key = _short_hash(settings)
+    settings_key = short_hash(settings)
     results_path = out / RESULTS_FILE
     done = read_results(
-        results_path, settings_key, fresh=fresh, difference=_difference(out, settings)
+        results_path, settings_key, fresh=fresh, difference=difference_from_folder(out, settings)
     )
     write_json_atomic(out / SETTINGS_FILE, {"settings_key": settings_key, **settings})
 
@@ -452,7 +253,7 @@ def run_evaluation(
 
     from citeguard.graph.answer_graph import compile_graph
 
-    graph = compile_graph(res, allow_unvalidated=True)
+    graph = compile_graph(res, acceptance=ACCEPT_FIRST_WHEN_OFF)
     todo = [q for q in questions if q.id not in done]
     indexed = _indexed_documents(res, context) if todo else None
     bar = _progress_bar(len(questions), len(questions) - len(todo), progress)
@@ -488,7 +289,7 @@ def run_evaluation(
         if bar is not None:
             bar.close()
 
-    errors = _errors_of(results_path, {q.id for q in questions} - set(done))
+    errors = errors_of(results_path, {q.id for q in questions} - set(done))
     # Label-dependent scores are recomputed from the stored states, so a finished run
     # re-summarized after a metric fix needs no model call.
     records = [rescore(done[q.id], q) for q in questions if q.id in done] + errors
@@ -507,19 +308,6 @@ def run_evaluation(
     )
 
 
-def _errors_of(path: Path, ids: set[str]) -> list[dict[str, Any]]:
-    """The latest error record of each unfinished selected id (for counting)."""
-    if not ids or not path.exists():
-        return []
-    latest: dict[str, dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            if str(record.get("id")) in ids:
-                latest[str(record["id"])] = record
-    return list(latest.values())
-
-
 def build_summary(
     records: Sequence[dict[str, Any]],
     settings: dict[str, Any],
@@ -528,6 +316,7 @@ def build_summary(
     n_selected: int,
     config: EvalConfig,
 ) -> dict[str, Any]:
+    """The run's summary.json: the metrics over ``records`` plus what the run was."""
     summary = summarize(records)
     summary["n_selected"] = n_selected
     summary["k"] = config.context.top_k

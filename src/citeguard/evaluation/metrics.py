@@ -25,9 +25,10 @@ import numpy as np
 
 from citeguard.evaluation.dataset import GoldSpan, Question
 from citeguard.evaluation.matching import covered_fraction, span_overlaps
+from citeguard.graph.context import Context
 from citeguard.text.citations import parse_citations, strip_citations
 from citeguard.text.sentences import split_sentences
-from citeguard.validate.validator import ValidationSettings, validate_answer
+from citeguard.validate.validator import validate_answer
 
 JudgeFn = Callable[[str, str], float]
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -42,6 +43,10 @@ SPAN_MIN_SHARE = 0.5
 common run with the chunk (see citeguard.evaluation.matching)."""
 
 STAGES = ("retrieval", "generation", "validation")
+
+PAPER_LEVEL = Context().validation_settings(level="paper")
+"""The paper-level validator with the default thresholds, whatever a run used: the
+evidence-support metric is measured the same way for every run."""
 
 # --------------------------------------------------------------------------- retrieval
 
@@ -148,9 +153,7 @@ def evidence_supported(
 ) -> bool:
     """Every sentence passes the paper-level validator (valid citation and lexical overlap
     >= 0.10 or cosine >= 0.40), re-run on the delivered answer whatever level the run used."""
-    result = validate_answer(
-        answer, source_texts, question, ValidationSettings(level="paper"), embed=embed
-    )
+    result = validate_answer(answer, source_texts, question, PAPER_LEVEL, embed=embed)
     return bool(result.sentences) and all(s.supported for s in result.sentences)
 
 

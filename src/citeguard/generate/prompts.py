@@ -58,14 +58,13 @@ _EXAMPLES: list[tuple[str, str]] = [
 ]
 
 
-
 def format_sources(evidence: Sequence[dict[str, Any]]) -> str:
     """Number the evidence as source blocks [1]..[k], each headed by document and page.
 
     The document's name is repeated per source on purpose: naming it once above sources
     from one document saved ~150 prompt tokens a question on CUAD (long file names) but
     cost one more false answer at both validation levels on 100 questions and turned the
-    sample lease's parking answer into a refusal (docs/results.md, session 6).
+    sample lease's parking answer into a refusal (docs/results.md, "Sources and prompts").
     """
     blocks = []
     for number, item in enumerate(evidence, start=1):

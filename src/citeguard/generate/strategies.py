@@ -32,7 +32,6 @@ from citeguard.generate.prompts import (
     writing_messages,
     yes_no_messages,
 )
-from citeguard.text.questions import is_yes_no_question
 from citeguard.generate.selection import (
     extractive_answer,
     format_numbered_sources,
@@ -40,6 +39,7 @@ from citeguard.generate.selection import (
     number_sentences,
     parse_selection,
 )
+from citeguard.text.questions import is_yes_no_question
 
 GenerationStrategy = Literal["free", "evidence-first", "extractive"]
 """How an answer is written: cite-as-you-write, select-then-write, or quote selected sentences."""

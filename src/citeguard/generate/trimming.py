@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from citeguard.validate.focus import ELLIPSIS, within_budget
-from citeguard.text.tokens import coverage, token_set
 from citeguard.text.sentences import sentence_texts
+from citeguard.text.tokens import coverage, token_set
+from citeguard.validate.focus import ELLIPSIS, within_budget
 
 __all__ = ["ELLIPSIS", "Embed", "StoredVectors", "trim_sources"]
 

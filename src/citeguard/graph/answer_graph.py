@@ -11,9 +11,10 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from citeguard.graph.acceptance import VALIDATED, Acceptance
 from citeguard.graph.context import Context
 from citeguard.graph.nodes.generate import make_generate
-from citeguard.graph.nodes.refuse import refuse
+from citeguard.graph.nodes.refuse import make_refuse
 from citeguard.graph.nodes.regenerate import make_regenerate
 from citeguard.graph.nodes.retrieve import make_retrieve
 from citeguard.graph.nodes.sufficiency import sufficiency_check
@@ -24,24 +25,26 @@ from citeguard.graph.state import InputState, OutputState, State
 
 
 def build_graph(
-    resources: Resources | None = None, allow_unvalidated: bool = False
+    resources: Resources | None = None, acceptance: Acceptance = VALIDATED
 ) -> StateGraph[Any, Any, Any, Any]:
     """The uncompiled answer graph.
 
     Args:
-        resources: models and index to use; default: the real ones, built on first use.
-        allow_unvalidated: see ``nodes.validate.make_validate`` (evaluation harness only).
+        resources: models, index and draft store to use; default: the real ones, built on
+            first use.
+        acceptance: when a candidate is delivered; default: only when it passes validation
+            (``citeguard.graph.acceptance``). The evaluation harness passes its own.
     """
     res = resources or default_resources()
     builder = StateGraph(
         State, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node("retrieve", make_retrieve(res, allow_unvalidated=allow_unvalidated))
+    builder.add_node("retrieve", make_retrieve(res, acceptance))
     builder.add_node("sufficiency_check", sufficiency_check)
     builder.add_node("generate", make_generate(res))
-    builder.add_node("validate", make_validate(res, allow_unvalidated=allow_unvalidated))
+    builder.add_node("validate", make_validate(res, acceptance))
     builder.add_node("regenerate", make_regenerate(res))
-    builder.add_node("refuse", refuse)
+    builder.add_node("refuse", make_refuse(res))
 
     builder.add_edge(START, "retrieve")
     builder.add_edge("retrieve", "sufficiency_check")
@@ -54,12 +57,12 @@ def build_graph(
 
 
 def compile_graph(
-    resources: Resources | None = None, checkpointer: Any = None, allow_unvalidated: bool = False
+    resources: Resources | None = None,
+    checkpointer: Any = None,
+    acceptance: Acceptance = VALIDATED,
 ) -> Any:
     """Compile the answer graph; pass a checkpointer for thread history (library use)."""
-    return build_graph(resources, allow_unvalidated=allow_unvalidated).compile(
-        checkpointer=checkpointer, name="citeguard"
-    )
+    return build_graph(resources, acceptance).compile(checkpointer=checkpointer, name="citeguard")
 
 
 # What `langgraph dev` serves: compiled without a checkpointer (the server adds its own and

@@ -1,20 +1,31 @@
-"""Run-time settings for the answer graph (LangGraph ``context_schema``).
+"""Run-time settings for the answer graph (LangGraph ``context_schema``): the one definition
+of every setting a run can change.
 
 Every field has a default, so a run without context uses the paper's configuration with
-the local models. The server shows these descriptions in /assistants/{id}/schemas.
+the local models. A field's description is its documentation everywhere: the server shows
+it in /assistants/{id}/schemas, and ``citeguard ask`` and ``citeguard eval`` show it as the
+help of the option generated from the field (:func:`add_context_options`). The validator's
+settings are built from a Context (:meth:`Context.validation_settings`), so a threshold has
+its default here only.
 """
 
 from __future__ import annotations
 
+import argparse
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args, get_origin, get_type_hints
 
 from citeguard.errors import InvalidSettingError
 from citeguard.generate.strategies import GenerationStrategy
+from citeguard.index.fusion import DEFAULT_ALPHA, FusionMethod
+from citeguard.index.search import SearchMode
+from citeguard.validate.settings import ValidationLevel, ValidationSettings
 
-ValidationLevel = Literal["paper", "strict", "judge", "off"]
-RetrievalMode = Literal["hybrid", "dense", "lexical"]
-FusionMethod = Literal["minmax", "rrf"]
+RetrievalMode = SearchMode
+RunValidationLevel = Literal[ValidationLevel, "off"]
+"""The validator's levels, and "off" (accepted only by the evaluation harness)."""
 
 
 def _doc(text: str) -> dict[str, str]:
@@ -59,13 +70,13 @@ class Context:
         default=120,
         metadata=_doc(
             "Free strategy: show the model at most this many words of each source, its "
-            "sentences most similar to the question (a prompt under half as long: 2.4x "
-            "faster on a CPU at the same accuracy on CUAD dev); validation still checks the "
+            "sentences most similar to the question (a prompt under half as long, so a "
+            "faster answer on a CPU, at the same accuracy); validation still checks the "
             "whole source. 0 = whole sources."
         ),
     )
     alpha: float = field(
-        default=0.65,
+        default=DEFAULT_ALPHA,
         metadata=_doc("Weight of the dense score in alpha*dense + (1-alpha)*lexical fusion."),
     )
     retrieval_mode: RetrievalMode = field(
@@ -104,11 +115,11 @@ class Context:
             "then write from them) or extractive (the selected sentences are the answer)."
         ),
     )
-    validation_level: ValidationLevel = field(
+    validation_level: RunValidationLevel = field(
         default="judge",
         metadata=_doc(
             "paper (the paper's lexical/semantic thresholds), strict (paper + content-word, "
-            "number and best-source checks), judge (default: strict, then the local model asked "
+            "number and best-source checks), judge (strict, then the local model asked "
             "whether the cited source supports each sentence; needs the local model even when "
             "another one writes the answers). "
             '"off" delivers the first candidate unchecked and is accepted only by the evaluation '
@@ -122,25 +133,28 @@ class Context:
         default=0.40, metadata=_doc("Minimum embedding cosine between sentence and cited evidence.")
     )
     judge_threshold: float = field(
-        default=0.5, metadata=_doc("Minimum entailment-judge P(supported) at the judge level.")
+        default=0.5,
+        metadata=_doc(
+            "Minimum entailment-judge P(supported) at the judge level; also the minimum "
+            "P(answers the question) of the relevance check."
+        ),
     )
     judge_evidence_words: int = field(
         default=0,
         metadata=_doc(
             "Judge level: 0 = the judge reads each cited source whole; N = only the source's "
             "sentences sharing most of the claim's words, at most N words (faster, about a "
-            "second per 100 words on a CPU, but more lenient: on CUAD dev 100 words let "
-            "through answers the whole-source judge rejects)."
+            "second per 100 words on a CPU, but more lenient: short evidence lets through "
+            "answers the whole-source judge rejects)."
         ),
     )
     relevance_check: bool = field(
         default=True,
         metadata=_doc(
-            "Judge level (default on): also ask the local model whether a cited source "
-            "answers the question, and regenerate or refuse when none does. Catches a "
-            "supported answer to something else (a late fee given for an early-termination "
-            "fee); about half a second per answer, since the judge has just read the same "
-            "sources."
+            "Judge level: also ask the local model whether a cited source answers the "
+            "question, and regenerate or refuse when none does. Catches a supported answer "
+            "to something else (a late fee given for an early-termination fee); about half "
+            "a second per answer, since the judge has just read the same sources."
         ),
     )
     challenge_refusals: bool = field(
@@ -148,8 +162,8 @@ class Context:
         metadata=_doc(
             "Regenerate once when the model refuses although one source holds most of the "
             "question's key terms. Off by default: with the bundled 1.5B model such "
-            "regenerations refused again every time (55 of 55 on CUAD dev), at ~1.2 s each; "
-            "a stronger model may make use of it."
+            "regenerations refuse again, at about a second each; a stronger model may make "
+            "use of it."
         ),
     )
     max_regenerations: int = field(
@@ -158,14 +172,8 @@ class Context:
 
     def __post_init__(self) -> None:
         """Reject bad settings when the run starts, not deep inside the graph."""
-        choices = {
-            "retrieval_mode": RetrievalMode,
-            "fusion": FusionMethod,
-            "generation_strategy": GenerationStrategy,
-            "validation_level": ValidationLevel,
-        }
-        for name, kind in choices.items():
-            if getattr(self, name) not in get_args(kind):
+        for name, kind in _field_types().items():
+            if get_origin(kind) is Literal and getattr(self, name) not in get_args(kind):
                 raise InvalidSettingError(
                     f"{name}={getattr(self, name)!r}: choose one of {', '.join(get_args(kind))}"
                 )
@@ -215,6 +223,38 @@ class Context:
     def with_overrides(self, **values: Any) -> Context:
         return replace(self, **{k: v for k, v in values.items() if v is not None})
 
+    def validation_settings(self, level: ValidationLevel | None = None) -> ValidationSettings:
+        """The validator's settings for this run: its thresholds, at ``level``.
+
+        Args:
+            level: the validator's level; default the run's ``validation_level``.
+
+        Raises:
+            InvalidSettingError: the level is not one the validator has ("off": what to do
+                then is for the caller, such as the evaluation harness, to decide).
+        """
+        chosen = level or self.validation_level
+        if chosen not in get_args(ValidationLevel):
+            raise InvalidSettingError(
+                f"validation_level={chosen!r}: the validator's levels are "
+                f"{', '.join(get_args(ValidationLevel))}"
+            )
+        return ValidationSettings(
+            level=cast(ValidationLevel, chosen),
+            lexical_threshold=self.lexical_threshold,
+            semantic_threshold=self.semantic_threshold,
+            judge_threshold=self.judge_threshold,
+            judge_evidence_words=self.judge_evidence_words,
+            relevance_check=self.relevance_check,
+            challenge_refusals=self.challenge_refusals,
+        )
+
+
+@functools.cache
+def _field_types() -> dict[str, Any]:
+    """Context's fields and their types (resolved once: the annotations are strings)."""
+    return get_type_hints(Context)
+
 
 def context_of(runtime: Any) -> Context:
     """The run's Context, or the defaults when the run was given none."""
@@ -226,3 +266,64 @@ def context_of(runtime: Any) -> Context:
     if isinstance(ctx, dict):
         return Context.from_mapping(ctx)
     return ctx
+
+
+# ------------------------------------------------------------------ command-line options
+
+
+@dataclass(frozen=True)
+class ContextOption:
+    """How a command shows one Context field; the help is the field's description."""
+
+    name: str
+    """The Context field."""
+    flag: str | None = None
+    """Default: ``--`` and the field's name with dashes. A boolean field named by a
+    ``--no-...`` flag gets only that flag, which turns it off; any other boolean gets
+    ``--flag/--no-flag``."""
+    choices: tuple[str, ...] | None = None
+    """Default: every value of the field's ``Literal`` type."""
+    metavar: str | None = None
+
+
+def add_context_options(
+    parser: argparse._ActionsContainer, options: Sequence[ContextOption]
+) -> None:
+    """Add one option per Context field in ``options``, in that order.
+
+    An option left out of the command line is None in the parsed arguments, so that
+    :func:`context_overrides` passes only what the user set and every default stays the
+    Context's.
+    """
+    defaults = Context()
+    types = _field_types()
+    for option in options:
+        name = option.name
+        kind = types[name]
+        value = getattr(defaults, name)
+        description = next(f for f in fields(Context) if f.name == name).metadata["description"]
+        flag = option.flag or "--" + name.replace("_", "-")
+        kwargs: dict[str, Any] = {"dest": name, "default": None}
+        if kind is bool:
+            shown = "on" if value else "off"
+            if flag.startswith("--no-"):
+                kwargs.update(action="store_const", const=False)
+                shown += "; this flag turns it off"
+            else:
+                kwargs.update(action=argparse.BooleanOptionalAction)
+        else:
+            if get_origin(kind) is Literal:
+                kwargs["choices"] = list(option.choices or get_args(kind))
+            elif kind in (int, float):
+                kwargs["type"] = kind
+            shown = value
+        if option.metavar:
+            kwargs["metavar"] = option.metavar
+        text = description if value is None else f"{description} (default: {shown})"
+        parser.add_argument(flag, help=text.replace("%", "%%"), **kwargs)
+
+
+def context_overrides(args: argparse.Namespace, options: Sequence[ContextOption]) -> dict[str, Any]:
+    """The Context fields of ``options`` that the command line set."""
+    values = {option.name: getattr(args, option.name) for option in options}
+    return {name: value for name, value in values.items() if value is not None}

@@ -20,8 +20,8 @@ from langgraph.runtime import Runtime
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
-from citeguard.ingest.pipeline import ingest_paths
 from citeguard.index.embedder import Embedder
+from citeguard.ingest.pipeline import ingest_paths
 
 # One ingest at a time per process: two concurrent runs writing the same index would each
 # build a new generation from the same old one, and the second would drop the first's files.

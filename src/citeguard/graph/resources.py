@@ -1,6 +1,7 @@
-"""Heavy objects the nodes use (index, embedder, chat model, judge), built once per process.
+"""What the nodes use (index, embedder, chat model, judge, draft store), built once per process.
 
-Nodes never build models themselves: they ask a ``Resources``. The default builds the real
+Nodes never build models themselves, and keep no state of their own: they ask the
+``Resources`` they were built with (``make_*(resources)``). The default builds the real
 components lazily on first use and keeps them for the life of the process (one model load
 per CLI run or server process). Tests pass a ``Resources`` holding scripted fakes.
 """
@@ -16,17 +17,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from langchain_core.runnables.config import var_child_runnable_config
 
-from citeguard.graph.context import Context
-from citeguard.index.embedding_cache import CachedEmbed
 from citeguard.errors import ModelUnavailableError
+from citeguard.graph.context import Context
+from citeguard.graph.drafts import DraftStore
+from citeguard.index.embedding_cache import CachedEmbed
+from citeguard.llm.model_work import WorkCounter, work_counter_of
 from citeguard.validate.validator import JudgeFn, RelevanceFn
 
 if TYPE_CHECKING:
     from citeguard.generate.trimming import StoredVectors
+    from citeguard.llm.judge import LocalJudge
 
 
 class Resources:
-    """Lazily built, process-wide components, optionally replaced by injected ones.
+    """Lazily built components, optionally replaced by injected ones, and the draft store.
 
     Args:
         chat_model: a LangChain chat model to use for every ``model`` setting (tests).
@@ -35,6 +39,11 @@ class Resources:
         judge: P(supported | claim, evidence) function for the "judge" level (tests).
         relevance: P(evidence answers question | question, evidence) function for the
             judge level's relevance check (tests).
+        drafts: where candidates wait for validation, outside graph state; default: a new
+            store owned by these resources (so graphs with other resources never share it).
+        model_work: where the local model's work for these resources is counted (its chat
+            model and judge); default: the injected chat model's own counter (its ``work``),
+            else a new one, so graphs with other resources never share it.
     """
 
     def __init__(
@@ -44,12 +53,19 @@ class Resources:
         embed: Callable[[Sequence[str]], np.ndarray] | None = None,
         judge: JudgeFn | None = None,
         relevance: RelevanceFn | None = None,
+        drafts: DraftStore | None = None,
+        model_work: WorkCounter | None = None,
     ) -> None:
         self._chat_model = chat_model
         self._searcher = searcher
         self._embed = embed
         self._judge = judge
         self._relevance = relevance
+        self.drafts = drafts if drafts is not None else DraftStore()
+        if model_work is None:
+            model_work = work_counter_of(chat_model) or WorkCounter()
+        self.model_work = model_work
+        self._local_judge: LocalJudge | None = None
         self._lock = threading.Lock()
         self._searchers: dict[tuple[str, str], tuple[int, Any]] = {}
         self._chat_models: dict[str, Any] = {}
@@ -60,8 +76,8 @@ class Resources:
         """The hybrid searcher over ``ctx.index_dir``, reloaded when the index changes on disk."""
         if self._searcher is not None:
             return self._searcher
-        from citeguard.index.store import resolve_index_dir
         from citeguard.index.search import load_index
+        from citeguard.index.store import resolve_index_dir
 
         index_dir = resolve_index_dir(ctx.index_dir)
         key = (str(index_dir), ctx.embedding_model or "")
@@ -145,9 +161,9 @@ class Resources:
     def _real_chat_model(self, spec: str) -> Any:
         with self._lock:
             if spec not in self._chat_models:
-                from citeguard.llm.local import build_chat_model
+                from citeguard.llm.providers import build_chat_model
 
-                self._chat_models[spec] = build_chat_model(spec)
+                self._chat_models[spec] = build_chat_model(spec, work=self.model_work)
             return self._chat_models[spec]
 
     # -- judge -----------------------------------------------------------------------
@@ -156,33 +172,48 @@ class Resources:
             return None
         if self._judge is not None:
             return self._judge
-        return local_support_probability
+        return self.local_support_probability
 
     def relevance(self, ctx: Context) -> RelevanceFn | None:
         if ctx.validation_level != "judge" or not ctx.relevance_check:
             return None
         if self._relevance is not None:
             return self._relevance
-        return local_answers_question_probability
+        return self.local_answers_question_probability
 
+    def local_support_probability(self, claim: str, evidence: str) -> float:
+        """The judge level's judge: the local model's P(the evidence supports the claim).
 
-def local_support_probability(claim: str, evidence: str) -> float:
-    """The judge level's judge: the local model's P(the evidence supports the claim).
+        The judge level is the default, and it needs the local model even when another chat
+        model writes the answers; when the local model is missing, the error says how to
+        validate without it.
+        """
+        return _with_local_model_hint(
+            lambda: self.local_judge().support_probability(claim, evidence)
+        )
 
-    The judge level is the default, and it needs the local model even when another chat
-    model writes the answers; when the local model is missing, the error says how to
-    validate without it.
-    """
-    from citeguard.llm.local import support_probability
+    def local_answers_question_probability(self, question: str, evidence: str) -> float:
+        """The relevance check's judge: the local model's P(the evidence answers the question)."""
+        return _with_local_model_hint(
+            lambda: self.local_judge().answers_question_probability(question, evidence)
+        )
 
-    return _with_local_model_hint(lambda: support_probability(claim, evidence))
+    def local_judge(self) -> LocalJudge:
+        """The local model's judge, counting into :attr:`model_work` (loaded on first use).
 
+        Raises:
+            ModelUnavailableError: the local model or llama-cpp-python is not installed.
+        """
+        judge = self._local_judge
+        if judge is None:
+            from citeguard.llm.judge import local_judge
 
-def local_answers_question_probability(question: str, evidence: str) -> float:
-    """The relevance check's judge: the local model's P(the evidence answers the question)."""
-    from citeguard.llm.local import answers_question_probability
-
-    return _with_local_model_hint(lambda: answers_question_probability(question, evidence))
+            built = local_judge(work=self.model_work)  # the model loads outside the lock
+            with self._lock:
+                if self._local_judge is None:
+                    self._local_judge = built
+                judge = self._local_judge
+        return judge
 
 
 def _with_local_model_hint(call: Callable[[], float]) -> float:

@@ -85,8 +85,9 @@ class State(InputState, OutputState, total=False):  # type: ignore[misc]
     sufficiency: dict[str, Any]
     """The sufficiency check's measurements and decision."""
     candidate_ref: str
-    """Reference to the latest candidate in ``citeguard.graph.drafts``. The candidate's text is
-    never put in state: state can surface in stream modes before validation."""
+    """Reference to the latest candidate in the graph's draft store (``Resources.drafts``).
+    The candidate's text is never put in state: state can surface in stream modes before
+    validation."""
     selected_ids: list[str] | None
     """Evidence-first strategies: the source sentence ids ("2.3") the model selected."""
     last_validation: dict[str, Any]

@@ -35,11 +35,11 @@ from citeguard.documents import Chunk, SearchHit
 from citeguard.errors import CiteGuardError
 from citeguard.index.bm25 import BM25Index, tokenize, word_tokens
 from citeguard.index.dense import DenseIndex
+from citeguard.index.embedder import Embedder, get_embedder
 from citeguard.index.fusion import DEFAULT_ALPHA, FUSION_METHODS, fuse
 from citeguard.index.rerank import heuristic_rerank
 from citeguard.index.sentence_vectors import SentenceVectors
 from citeguard.index.store import IndexData, Manifest, read_index
-from citeguard.index.embedder import Embedder, get_embedder
 from citeguard.text.sentences import sentence_texts
 
 logger = logging.getLogger(__name__)

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from citeguard import environment
 from citeguard.documents import Chunk
 from citeguard.errors import IncompatibleIndexError, IndexNotFoundError, IndexStoreError
 from citeguard.index.bm25 import BM25Index
@@ -51,7 +52,6 @@ from citeguard.index.sentence_vectors import SentenceVectors
 logger = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
-INDEX_DIR_ENV = "CITEGUARD_INDEX"
 DEFAULT_INDEX_DIR = ".citeguard"
 CURRENT_FILE = "CURRENT"
 MANIFEST_FILE = "manifest.json"
@@ -69,9 +69,9 @@ def resolve_index_dir(path: str | os.PathLike[str] | None = None) -> Path:
     """The index folder: ``path`` if given, else ``$CITEGUARD_INDEX``, else ``./.citeguard``."""
     if path is not None and str(path) != "":
         return Path(path).expanduser()
-    env = os.environ.get(INDEX_DIR_ENV)
-    if env:
-        return Path(env).expanduser()
+    configured = environment.index_dir()
+    if configured is not None:
+        return configured
     return Path.cwd() / DEFAULT_INDEX_DIR
 
 

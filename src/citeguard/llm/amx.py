@@ -20,11 +20,13 @@ verdict is stored in the cache folder per CPU and llama.cpp build, so the probe 
 
 ``CITEGUARD_LLAMA_EXTRA_BUFFERS`` overrides the decision: ``1`` always on (on CPUs without
 AMX this turns on llama.cpp's weight repacking, which was slower here), ``0`` always off,
-``auto`` (the default) probes.
+``auto`` (the default) probes. With AMX on, the bundled model is loaded as its Q8_0 copy
+(:func:`runtime_choice`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -32,14 +34,17 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from citeguard import environment
 from citeguard.atomic_files import write_json_atomic
+from citeguard.errors import ModelUnavailableError
+from citeguard.llm import llama_internals, weights
 
 logger = logging.getLogger(__name__)
 
-EXTRA_BUFFERS_ENV_VAR = "CITEGUARD_LLAMA_EXTRA_BUFFERS"
 PROBE_TIMEOUT_S = 300.0
 AMX_FLAGS = frozenset({"amx_tile", "amx_int8"})
 _VERDICTS_FILE = "amx-verdicts.json"
@@ -113,7 +118,22 @@ def _write_verdict(path: Path, fingerprint: str, usable: bool) -> None:
         logger.warning("could not store the AMX verdict in %s", path)
 
 
-_PROBE_CODE = "import sys; from citeguard.llm.local import run_amx_probe; run_amx_probe(sys.argv[1])"
+_PROBE_CODE = "import sys; from citeguard.llm.amx import run_amx_probe; run_amx_probe(sys.argv[1])"
+
+
+def run_amx_probe(model_path: str) -> None:
+    """Body of :func:`probe_in_child`: load with AMX and run a 64-token prompt (products of
+    many rows use the tiles) and one decoding step. Meant for a child process: where AMX is
+    unusable this dies with a fault."""
+    llama_cpp = llama_internals.import_llama_cpp()
+    with llama_internals.extra_buffer_types(True):
+        llama = llama_cpp.Llama(
+            model_path=model_path, n_ctx=256, n_threads=1, logits_all=False, verbose=False
+        )
+    tokens = llama.tokenize(b" The tenant pays the rent on the first day of each month." * 8)
+    llama.eval(tokens[:64])
+    llama.eval([int(llama.token_eos())])
+    llama.close()
 
 
 def probe_in_child(
@@ -160,11 +180,9 @@ def extra_buffers_enabled(
         verdicts_path: Where verdicts are stored (default: in the cache folder).
         prober: Runs the probe; tests pass a fake.
     """
-    setting = os.environ.get(EXTRA_BUFFERS_ENV_VAR, "auto").strip().lower()
-    if setting in {"1", "on", "true"}:
-        return True
-    if setting in {"0", "off", "false"}:
-        return False
+    setting = environment.llama_extra_buffers()
+    if setting != "auto":
+        return setting == "on"
     flags = cpu_flags() if flags is None else flags
     if not cpu_has_amx(flags):
         return False
@@ -183,3 +201,42 @@ def extra_buffers_enabled(
     _write_verdict(verdicts_path, fingerprint, usable)
     logger.info("llama.cpp AMX %s", "on" if usable else "off")
     return usable
+
+
+_CHOICE_LOCK = threading.Lock()
+
+
+def runtime_choice(model_path: str | Path | None = None) -> tuple[Path, bool]:
+    """The GGUF to load and whether to load it with extra buffer types (AMX).
+
+    With AMX, the bundled model is loaded as its Q8_0 copy (:func:`weights.ensure_q8_0_copy`):
+    the tiles multiply Q8_0 weights faster than Q4_K ones, while without AMX Q8_0 is about
+    twice as slow. A model the user names is loaded as it is.
+    """
+    return _cached_runtime_choice(
+        str(model_path) if model_path else None,
+        environment.gguf_file(),
+        environment.llama_extra_buffers(),
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_runtime_choice(
+    model_path: str | None, gguf_setting: str | None, extra_buffers_setting: str
+) -> tuple[Path, bool]:
+    # Keyed by the settings it reads, so that a changed environment is seen; decided once
+    # per process otherwise (the decision reads /proc/cpuinfo and hashes llama.cpp's files).
+    path = weights.resolve_gguf_path(model_path).resolve()
+    with _CHOICE_LOCK:
+        extra_buffers = extra_buffers_enabled(path)
+        # Extra buffers forced on (CITEGUARD_LLAMA_EXTRA_BUFFERS=1) where the CPU has no AMX
+        # only repack weights for AVX: Q8_0 is then the slow choice (76 against 134 prompt
+        # tokens/s on an AMD EPYC, docs/benchmarks.md).
+        if extra_buffers and cpu_has_amx() and not (model_path or gguf_setting):
+            try:
+                path = weights.ensure_q8_0_copy(path)
+            except (OSError, ModelUnavailableError) as exc:
+                # A full disk must not stop answering: AMX still runs the Q4_K_M weights,
+                # only ~20% slower than the copy.
+                logger.warning("no Q8_0 copy of %s (%s); loading it as it is", path.name, exc)
+    return path, extra_buffers

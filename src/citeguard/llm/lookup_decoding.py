@@ -8,11 +8,12 @@ costs one pass per token, and a pass over five tokens costs 2-3.7 passes over on
 with AMX - AMD EPYC). Where short guesses do not pay, a guess that is nearly always right
 still does: the rest of the refusal sentence once an output has begun it.
 
-A guess does not decide the output: the decoder (``citeguard.llm.local``) keeps a drafted token
-only when it is the token greedy decoding picks from the logits after it. Those logits come
-from a batched pass, and llama.cpp's batched and one-token arithmetic differ slightly, so a
-near tie can go the other way (1 of 14 answers in the sample below). This module holds only
-the pure part, finding the guess, so it can be tested without a model.
+A guess does not decide the output: the decoder (:mod:`citeguard.llm.decoding`) keeps a
+drafted token only when it is the token greedy decoding picks from the logits after it. Those
+logits come from a batched pass, and llama.cpp's batched and one-token arithmetic differ
+slightly, so a near tie can go the other way (1 of 14 answers in the sample below). This
+module holds only the pure part, finding the guess and the loop that checks it, so it can be
+tested without a model.
 """
 
 from __future__ import annotations
@@ -81,6 +82,31 @@ def batched_tokens_cost_less(one_token_pass_seconds: float, draft_pass_seconds: 
     )
 
 
+@dataclass(frozen=True)
+class DecodingPlan:
+    """Which guesses the greedy loop (:func:`greedy_decode`) checks with a loaded model."""
+
+    max_draft: int
+    """Most prompt-lookup tokens guessed per pass (0: none)."""
+    refusal_drafts: bool
+    """Whether the rest of the refusal sentence is guessed whole once an output begins it."""
+
+
+NO_GUESSES = DecodingPlan(max_draft=0, refusal_drafts=False)
+EVERY_GUESS = DecodingPlan(max_draft=MAX_DRAFT_TOKENS, refusal_drafts=True)
+
+
+def plan_for_pass_times(one_token_pass_seconds: float, draft_pass_seconds: float) -> DecodingPlan:
+    """The guesses that pay on a machine where a pass over one token takes
+    ``one_token_pass_seconds`` and one over ``1 + MAX_DRAFT_TOKENS`` tokens
+    ``draft_pass_seconds``: prompt-lookup guesses where :func:`drafts_pay`, the rest of a
+    begun refusal where :func:`batched_tokens_cost_less`."""
+    return DecodingPlan(
+        max_draft=MAX_DRAFT_TOKENS if drafts_pay(one_token_pass_seconds, draft_pass_seconds) else 0,
+        refusal_drafts=batched_tokens_cost_less(one_token_pass_seconds, draft_pass_seconds),
+    )
+
+
 def continue_known_reply(
     output: Sequence[int], reply: Sequence[int], min_prefix: int = KNOWN_REPLY_PREFIX_TOKENS
 ) -> list[int]:
@@ -141,7 +167,7 @@ def propose_draft(
 
 
 class DecodingBackend(Protocol):
-    """What the greedy loop needs from a model (``citeguard.llm.local`` adapts llama.cpp)."""
+    """What the greedy loop needs from a model (:mod:`citeguard.llm.decoding` adapts llama.cpp)."""
 
     def evaluate(self, tokens: list[int]) -> Sequence[Any]:
         """Append ``tokens`` to the context and return the next-token logits after each."""

@@ -4,8 +4,11 @@ On a CPU nearly all of a question's time is the local model evaluating prompt to
 decoding answer tokens, and the machine's speed at both drifts by 20% between runs
 (``bench/results/model_speed.jsonl``). Seconds alone therefore cannot tell whether a change
 made questions cheaper or the machine faster; token counts can, because they do not depend
-on the machine. :mod:`citeguard.llm.local` adds every call's counts to :data:`MODEL_WORK`, and the
-evaluation harness records the difference over each question.
+on the machine. Whoever runs the local model holds a :class:`WorkCounter` and passes it to
+each call (the chat model's ``work``, the judge's ``work``; a graph's ``Resources`` gives one
+counter to both), and the evaluation harness records the difference over each question. A
+counter per owner, not per process: two graphs with their own resources in one process keep
+their own counts, even where they share the loaded model.
 """
 
 from __future__ import annotations
@@ -75,5 +78,7 @@ class WorkCounter:
             return self._totals
 
 
-MODEL_WORK = WorkCounter()
-"""The process-wide counter of the local llama.cpp model's work."""
+def work_counter_of(model: object) -> WorkCounter | None:
+    """The counter a chat model adds its work to (its ``work`` attribute), if it has one."""
+    work = getattr(model, "work", None)
+    return work if isinstance(work, WorkCounter) else None

@@ -8,15 +8,41 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
-from citeguard.errors import CiteGuardError
+from citeguard.errors import CiteGuardError, InvalidQuestionError
+from citeguard.graph.context import (
+    Context,
+    ContextOption,
+    RetrievalMode,
+    add_context_options,
+    context_overrides,
+)
+from citeguard.index.fusion import FusionMethod
+from citeguard.text.questions import checked_question
+from citeguard.validate.settings import ValidationLevel
 
 logger = logging.getLogger("citeguard")
 
 EXIT_OK = 0
 EXIT_ERROR = 1
+EXIT_USAGE = 2  # a bad argument: argparse's own status, and a question that cannot be asked
 EXIT_PARTIAL = 3  # ingest: some files were skipped, the rest was indexed
+
+ASK_OPTIONS = (
+    ContextOption("model"),
+    # "off" is for the evaluation harness only.
+    ContextOption("validation_level", choices=get_args(ValidationLevel)),
+    ContextOption("generation_strategy", flag="--strategy"),
+    ContextOption("max_regenerations"),
+    ContextOption("retrieval_mode", flag="--mode"),
+    ContextOption("source_words", metavar="N"),
+    ContextOption("judge_evidence_words", metavar="N"),
+    ContextOption("relevance_check"),
+    ContextOption("challenge_refusals"),
+    ContextOption("opening_source", flag="--no-opening-source"),
+)
+"""The settings ``citeguard ask`` offers, as options generated from their Context fields."""
 
 
 def _add_index_arg(parser: argparse.ArgumentParser) -> None:
@@ -86,11 +112,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("query")
     _add_index_arg(p)
-    p.add_argument("--k", type=int, default=8, help="number of results (8)")
+    defaults = Context()
+    p.add_argument(
+        "--k", type=int, default=defaults.top_k, help=f"number of results ({defaults.top_k})"
+    )
     p.add_argument("--doc", action="append", metavar="NAME", help="only this document (repeatable)")
-    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default="hybrid")
-    p.add_argument("--alpha", type=float, default=0.65, help="dense weight in fusion (0.65)")
-    p.add_argument("--fusion", choices=["minmax", "rrf"], default="minmax")
+    p.add_argument("--mode", choices=list(get_args(RetrievalMode)), default=defaults.retrieval_mode)
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=defaults.alpha,
+        help=f"dense weight in fusion ({defaults.alpha})",
+    )
+    p.add_argument("--fusion", choices=list(get_args(FusionMethod)), default=defaults.fusion)
     p.add_argument("--rerank", action="store_true", help="heuristic reranker (off by default)")
     p.add_argument("--json", action="store_true", help="print results as a JSON list")
 
@@ -107,64 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("question")
     _add_index_arg(p)
     p.add_argument("--doc", action="append", metavar="NAME", help="only this document (repeatable)")
-    p.add_argument(
-        "--model",
-        default="local",
-        help='"local" (offline Qwen2.5 1.5B via llama.cpp) or provider:model, '
-        'e.g. "ollama:qwen2.5:7b"',
-    )
-    p.add_argument(
-        "--validation-level",
-        choices=["paper", "strict", "judge"],
-        default=None,
-        help="paper thresholds; strict word, number and source checks; judge (default): strict, "
-        "then the local model confirms each sentence against its cited source (~2-5 s more)",
-    )
-    p.add_argument(
-        "--strategy",
-        choices=["free", "evidence-first", "extractive"],
-        default=None,
-        help="generation strategy (default free; see README)",
-    )
-    p.add_argument("--max-regenerations", type=int, default=None, help="retries (default 1)")
-    p.add_argument("--mode", choices=["hybrid", "dense", "lexical"], default=None)
-    p.add_argument(
-        "--source-words",
-        type=int,
-        default=None,
-        metavar="N",
-        help="words of each source shown to the model, its sentences most related to the "
-        "question (default 120; 0 = whole sources, slower)",
-    )
-    p.add_argument(
-        "--judge-evidence-words",
-        type=int,
-        default=None,
-        metavar="N",
-        help="with --validation-level judge: the judge reads only each cited source's sentences "
-        "sharing most of the claim's words, at most N (faster, more lenient; default 0 = "
-        "whole sources)",
-    )
-    p.add_argument(
-        "--relevance-check",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="at the judge level, also ask the local model whether the cited sources answer "
-        "the question, and refuse when none does (catches a true statement about something "
-        "else; ~0.5 s per answer; default on)",
-    )
-    p.add_argument(
-        "--challenge-refusals",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="regenerate once when the model refuses although a source holds most of the "
-        "question's key terms (default off: the bundled model refused again every time)",
-    )
-    p.add_argument(
-        "--no-opening-source",
-        action="store_true",
-        help="do not add the document's opening as a source for date and party questions",
-    )
+    add_context_options(p, ASK_OPTIONS)
     p.add_argument("--json", action="store_true", help="print the output object as JSON")
     p.add_argument(
         "--show-validation", action="store_true", help="print per-sentence validation verdicts"
@@ -193,6 +170,8 @@ def _print_ingest_summary(summary: Any, as_json: bool) -> None:
     )
     if data.get("sentence_vectors_added"):
         print("index upgraded: sentence vectors stored for every chunk (faster questions)")
+    for name, encoding in (data.get("encodings") or {}).items():
+        print(f"read {name} as {encoding} text")
     for path, reason in data["skipped"]:
         print(f"skipped {path}: {reason}", file=sys.stderr)
 
@@ -219,8 +198,8 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
-    from citeguard.index.store import resolve_index_dir
     from citeguard.index.search import load_index
+    from citeguard.index.store import resolve_index_dir
 
     searcher = load_index(resolve_index_dir(args.index))
     hits = searcher.search(
@@ -296,25 +275,12 @@ def format_answer(result: dict[str, Any], show_validation: bool = False) -> str:
 def _cmd_ask(args: argparse.Namespace) -> int:
     from citeguard.api import answer
 
-    settings: dict[str, Any] = {"model": args.model}
-    if args.validation_level:
-        settings["validation_level"] = args.validation_level
-    if args.max_regenerations is not None:
-        settings["max_regenerations"] = args.max_regenerations
-    if args.mode:
-        settings["retrieval_mode"] = args.mode
-    if args.strategy:
-        settings["generation_strategy"] = args.strategy
-    if args.no_opening_source:
-        settings["opening_source"] = False
-    if args.source_words is not None:
-        settings["source_words"] = args.source_words
-    if args.judge_evidence_words is not None:
-        settings["judge_evidence_words"] = args.judge_evidence_words
-    if args.relevance_check is not None:
-        settings["relevance_check"] = args.relevance_check
-    if args.challenge_refusals is not None:
-        settings["challenge_refusals"] = args.challenge_refusals
+    try:
+        checked_question(args.question)
+    except InvalidQuestionError as exc:
+        print(f"citeguard: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    settings = context_overrides(args, ASK_OPTIONS)
     result = answer(args.question, index=args.index, docs=args.doc, **settings)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -60,8 +60,8 @@ def make_answer_tool(graph: Any = None, **settings: Any) -> BaseTool:
     """Build the ``answer_from_documents`` tool.
 
     Args:
-        graph: a compiled answer graph; default ``citeguard.graph.answer_graph.graph`` (the real models,
-            loaded once per process). Tests pass one compiled over fake resources.
+        graph: a compiled answer graph; default ``citeguard.graph.answer_graph.graph`` (the
+            real models, loaded once per process). Tests pass one compiled over fake resources.
         **settings: ``citeguard.graph.context.Context`` fields used for every call, e.g.
             ``index_dir="/data/index"`` or ``model="ollama:qwen2.5:7b"``.
 

@@ -1,8 +1,8 @@
 """Cut a source down to its sentences most related to a text, within a word budget.
 
 Two callers: the generator's view of each source, focused on the question
-(:mod:`citeguard.generate.trimming`), and the judge's view of a cited source, focused on the claim it
-checks. On a CPU a model's time is nearly all prompt reading, and a whole source is about
+(:mod:`citeguard.generate.trimming`), and the judge's view of a cited source, focused on the
+claim it checks. On a CPU a model's time is nearly all prompt reading, and a whole source is about
 four times the words a claim rests on.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from citeguard.text.tokens import coverage, sentence_token_set, token_set
 from citeguard.text.sentences import sentence_texts
+from citeguard.text.tokens import coverage, sentence_token_set, token_set
 
 ELLIPSIS = " … "
 """Joins kept sentences that were not adjacent in the source."""

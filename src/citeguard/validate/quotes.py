@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citeguard.text.tokens import sentence_token_set, token_set
 from citeguard.text.sentences import split_sentences
+from citeguard.text.tokens import sentence_token_set, token_set
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from citeguard.graph.context import Context
-from citeguard.graph.drafts import drafts
-from citeguard.graph.evidence import public_validation
 from citeguard.generate.prompts import REFUSAL
+from citeguard.graph.context import Context
+from citeguard.graph.nodes.common import emit, public_validation
+from citeguard.graph.resources import Resources
 from citeguard.graph.state import RefusalReason, State
 
 
 def refusal_reason(state: State) -> RefusalReason:
+    """Why the run ends in a refusal: no evidence, the model's own refusal, or failed checks."""
     if not state.get("sufficiency", {}).get("sufficient", False):
         return "insufficient_evidence"
     if state.get("last_validation", {}).get("is_refusal"):
@@ -21,15 +22,20 @@ def refusal_reason(state: State) -> RefusalReason:
     return "validation_failed"
 
 
-def refuse(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    reason = refusal_reason(state)
-    drafts.discard(state.get("candidate_ref"))
-    if runtime.stream_writer is not None:
-        runtime.stream_writer({"event": "refused", "reason": reason})
-    return {
-        "answer": REFUSAL,
-        "status": "refused",
-        "refusal_reason": reason,
-        "citations": [],
-        "validation": public_validation(state, delivered=False),
-    }
+def make_refuse(resources: Resources) -> Any:
+    """Build the refuse node: the last draft is dropped from ``resources.drafts``, and only
+    its verdicts (never its words) reach the client."""
+
+    def refuse(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        reason = refusal_reason(state)
+        resources.drafts.discard(state.get("candidate_ref"))
+        emit(runtime, {"event": "refused", "reason": reason})
+        return {
+            "answer": REFUSAL,
+            "status": "refused",
+            "refusal_reason": reason,
+            "citations": [],
+            "validation": public_validation(state, delivered=False),
+        }
+
+    return refuse

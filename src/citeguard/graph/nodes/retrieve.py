@@ -7,24 +7,29 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from citeguard.graph.acceptance import VALIDATED, Acceptance
 from citeguard.graph.context import Context, context_of
-from citeguard.graph.drafts import drafts
-from citeguard.graph.evidence import hit_to_evidence
-from citeguard.index.opening import asks_about_front_matter, with_opening
+from citeguard.graph.nodes.common import emit, hit_to_evidence
 from citeguard.graph.resources import Resources
 from citeguard.graph.state import State
+from citeguard.index.opening import asks_about_front_matter, with_opening
+from citeguard.text.questions import checked_question
 
-UNVALIDATED_REJECTED = 'validation_level="off" is only available inside the evaluation harness'
 
+def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> Any:
+    """Build the retrieve node, the run's first step.
 
-def make_retrieve(resources: Resources, allow_unvalidated: bool = False) -> Any:
-    """Build the retrieve node (``allow_unvalidated``: see ``nodes.validate``)."""
+    Args:
+        resources: where the searcher comes from; its draft store loses the previous
+            question's draft.
+        acceptance: asked for the run's validation settings before anything else, so that
+            settings it rejects fail the run before any search or model call.
+    """
 
     def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime)
-        if ctx.validation_level == "off" and not allow_unvalidated:
-            # Checked here too, so the run fails before any search or model call.
-            raise ValueError(UNVALIDATED_REJECTED)
+        acceptance.settings(ctx)  # a level it rejects fails here, before any search or model
+        checked_question(state["question"])  # so does a question that cannot be asked
         started = time.perf_counter()
         searcher = resources.searcher(ctx)
         hits = searcher.search(
@@ -45,11 +50,10 @@ def make_retrieve(resources: Resources, allow_unvalidated: bool = False) -> Any:
         retrieved = [hit_to_evidence(hit) for hit in hits]
         evidence = [hit_to_evidence(hit) for hit in sources]
         elapsed = time.perf_counter() - started
-        if runtime.stream_writer is not None:
-            runtime.stream_writer({"event": "retrieved", "sources": len(evidence)})
+        emit(runtime, {"event": "retrieved", "sources": len(evidence)})
         # On a thread (checkpointer), state persists between questions: clear what belongs
         # to the previous question, the document scope included (it is per-question input).
-        drafts.discard(state.get("candidate_ref"))
+        resources.drafts.discard(state.get("candidate_ref"))
         return {
             "docs": None,
             "sufficiency": {},

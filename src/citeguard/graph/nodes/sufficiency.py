@@ -7,11 +7,14 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from citeguard.graph.context import Context, context_of
+from citeguard.graph.nodes.common import emit
 from citeguard.graph.state import State
 from citeguard.validate.sufficiency import assess_sufficiency
 
 
 def sufficiency_check(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Measure the evidence against the run's floors; insufficient evidence is refused
+    without asking the model (routing reads the verdict)."""
     ctx = context_of(runtime)
     verdict = assess_sufficiency(
         state["question"],
@@ -20,6 +23,6 @@ def sufficiency_check(state: State, runtime: Runtime[Context]) -> dict[str, Any]
         min_question_coverage=ctx.min_question_coverage,
         retrieval_mode=ctx.retrieval_mode,
     )
-    if not verdict["sufficient"] and runtime.stream_writer is not None:
-        runtime.stream_writer({"event": "insufficient_evidence", "reason": verdict["reason"]})
+    if not verdict["sufficient"]:
+        emit(runtime, {"event": "insufficient_evidence", "reason": verdict["reason"]})
     return {"sufficiency": verdict}

@@ -1,7 +1,7 @@
-"""Evidence records in state, and the citations and validation summaries built from them.
+"""The citations a user can check: for each cited source, its page and the verbatim quote.
 
-Plain functions over JSON-like dicts, so that nodes stay thin and this logic is testable
-without LangGraph.
+Plain functions over the evidence records the retrieve node puts in state (a search hit
+as JSON plus its ``page_starts``), so that they are testable without LangGraph.
 """
 
 from __future__ import annotations
@@ -9,18 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from citeguard.documents import SearchHit
 from citeguard.generate.selection import number_sentences
-from citeguard.graph.state import Citation, State
+from citeguard.graph.state import Citation
 from citeguard.text.tokens import sentence_token_set, token_set
 from citeguard.validate.quotes import Quote, best_quote
-
-
-def hit_to_evidence(hit: SearchHit) -> dict[str, Any]:
-    """A retrieved chunk as it travels in state (JSON: the search hit plus page starts)."""
-    record = hit.to_json()
-    record["page_starts"] = hit.chunk.metadata.get("page_starts", [])
-    return record
 
 
 def page_of_offset(evidence: dict[str, Any], offset: int) -> tuple[int, str]:
@@ -82,6 +74,7 @@ def build_citations(
 def _selected_by_source(
     evidence: Sequence[dict[str, Any]], selected_ids: Sequence[str] | None
 ) -> dict[int, list[Quote]]:
+    """The selected sentences (ids like "2.3") as quotes, by source number."""
     if not selected_ids:
         return {}
     wanted = set(selected_ids)
@@ -97,33 +90,3 @@ def _best_selected(sentence: str, candidates: Sequence[Quote]) -> Quote:
     """The candidate sharing the most tokens with ``sentence`` (the earliest on ties)."""
     wanted = sentence_token_set(sentence)
     return max(candidates, key=lambda quote: len(wanted & token_set(quote.text)))
-
-
-def redact_verdict(verdict: dict[str, Any]) -> dict[str, Any]:
-    """A validation verdict without any words of the candidate (safe to keep in state)."""
-    redacted = {k: v for k, v in verdict.items() if k != "feedback"}
-    redacted["sentences"] = [
-        {k: v for k, v in sentence.items() if k not in ("text",)}
-        for sentence in verdict.get("sentences", [])
-    ]
-    return redacted
-
-
-def public_validation(state: State, delivered: bool) -> dict[str, Any]:
-    """The validation summary a client sees.
-
-    For a refused run the verdicts of the last candidate are kept (reasons and scores), but
-    never its text: no part of an answer that failed validation leaves the graph.
-    """
-    verdict = dict(state.get("last_validation") or {})
-    sentences = []
-    for sentence in verdict.get("sentences", []):
-        item = dict(sentence)
-        if not delivered:
-            item.pop("text", None)
-        sentences.append(item)
-    verdict.pop("feedback", None)
-    verdict["sentences"] = sentences
-    verdict["attempts"] = state.get("attempts", 0)
-    verdict["regenerations"] = state.get("regenerations", 0)
-    return verdict

@@ -1,0 +1,142 @@
+"""What more than one node does: stream events, timings, evidence records, drafting a
+candidate, and the verdicts that may be kept in state or shown to a client.
+
+Nodes translate state into library calls and back; the translations they share live here
+once, so each node module reads as its step of Algorithm 1 and nothing else.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from citeguard.documents import SearchHit
+from citeguard.generate.strategies import generate_candidate
+from citeguard.generate.trimming import trim_sources
+from citeguard.graph.context import Context
+from citeguard.graph.resources import Resources
+from citeguard.graph.state import State
+
+NO_FEEDBACK = "- The answer did not pass validation."
+"""The regeneration prompt's feedback when the rejected draft's verdict is gone."""
+
+
+def emit(runtime: Runtime[Context], event: dict[str, Any]) -> None:
+    """Send a progress event to the run's custom stream (when it has one)."""
+    if runtime.stream_writer is not None:
+        runtime.stream_writer(event)
+
+
+def add_timing(state: State, stage: str, seconds: float) -> dict[str, float]:
+    """The run's timings with ``seconds`` added to ``stage`` (generation and validation can
+    run more than once per question)."""
+    timings = dict(state.get("timings", {}))
+    timings[stage] = timings.get(stage, 0.0) + seconds
+    return timings
+
+
+def hit_to_evidence(hit: SearchHit) -> dict[str, Any]:
+    """A retrieved chunk as it travels in state (JSON: the search hit plus page starts, which
+    the citations need to find the page of a quote inside the chunk)."""
+    record = hit.to_json()
+    record["page_starts"] = hit.chunk.metadata.get("page_starts", [])
+    return record
+
+
+def sources_for_model(
+    question: str, evidence: list[dict[str, Any]], ctx: Context, resources: Resources
+) -> list[dict[str, Any]]:
+    """The evidence as the model sees it: trimmed to ``ctx.source_words`` when set.
+
+    Only the free strategy trims: the selection strategies number the sources' sentences
+    by their offsets in the document, which trimmed text would no longer match.
+    """
+    if ctx.source_words <= 0 or ctx.generation_strategy != "free":
+        return evidence
+    return trim_sources(
+        evidence,
+        question,
+        resources.embed(ctx),
+        ctx.source_words,
+        resources.stored_sentence_vectors(ctx),
+    )
+
+
+def draft_candidate(
+    state: State,
+    ctx: Context,
+    resources: Resources,
+    rejected: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Write a candidate with the run's strategy and keep it in the draft store.
+
+    Args:
+        rejected: for a regeneration, the draft being revised (its ``candidate`` text and
+            the validator's ``verdict``): the prompt quotes the text and the verdict's
+            feedback. None for the first candidate.
+
+    Returns:
+        The state update: a reference to the new draft (never its text), the selected
+        sentence ids, the attempt count and the generation time. The previous draft is
+        dropped from the store.
+    """
+    started = time.perf_counter()
+    previous: str | None = None
+    feedback: str | None = None
+    if rejected is not None:
+        previous = rejected.get("candidate", "")
+        feedback = (rejected.get("verdict") or {}).get("feedback") or NO_FEEDBACK
+    generated = generate_candidate(
+        ctx.generation_strategy,
+        state["question"],
+        sources_for_model(state["question"], state.get("evidence", []), ctx, resources),
+        resources.invoker(ctx),
+        previous=previous,
+        feedback=feedback,
+    )
+    draft: dict[str, Any] = {"candidate": generated.candidate}
+    if rejected is not None and generated.candidate.strip() == str(previous).strip():
+        # The model ignored the feedback and wrote the rejected text again (greedy
+        # decoding often does: 14 of 21 regenerations in one CUAD run). validate reuses
+        # the rejection when deterministic checks made it, instead of checking again.
+        draft["rejected_verdict"] = rejected.get("verdict")
+    resources.drafts.discard(state.get("candidate_ref"))
+    return {
+        "candidate_ref": resources.drafts.put(**draft),
+        "selected_ids": generated.selected_ids,
+        "attempts": state.get("attempts", 0) + 1,
+        "timings": add_timing(state, "generation", time.perf_counter() - started),
+    }
+
+
+def redact_verdict(verdict: dict[str, Any]) -> dict[str, Any]:
+    """A validation verdict without any words of the candidate (safe to keep in state)."""
+    redacted = {k: v for k, v in verdict.items() if k != "feedback"}
+    redacted["sentences"] = [
+        {k: v for k, v in sentence.items() if k not in ("text",)}
+        for sentence in verdict.get("sentences", [])
+    ]
+    return redacted
+
+
+def public_validation(state: State, delivered: bool) -> dict[str, Any]:
+    """The validation summary a client sees.
+
+    For a refused run the verdicts of the last candidate are kept (reasons and scores), but
+    never its text: no part of an answer that failed validation leaves the graph.
+    """
+    verdict = dict(state.get("last_validation") or {})
+    sentences = []
+    for sentence in verdict.get("sentences", []):
+        item = dict(sentence)
+        if not delivered:
+            item.pop("text", None)
+        sentences.append(item)
+    verdict.pop("feedback", None)
+    verdict["sentences"] = sentences
+    verdict["attempts"] = state.get("attempts", 0)
+    verdict["regenerations"] = state.get("regenerations", 0)
+    return verdict
