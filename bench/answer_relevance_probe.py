@@ -2,7 +2,7 @@
 
     python bench/answer_relevance_probe.py evals/*/results.jsonl [--mode answer|evidence]
 
-A probe, not a test (docs/results.md, session 9). Sentence validation checks that each
+A probe, not a test (docs/results.md, "Validation levels"). Sentence validation checks that each
 answer sentence is supported by its cited source, not that the answer is what the question
 asked for: "What fee does the tenant pay to break the lease early?" answered with the
 lease's late fee passes it. This asks the local model, for labelled answers

@@ -55,7 +55,9 @@ def format_reply(state: ParentState) -> dict[str, Any]:
 def build_parent_graph(answer_graph: Any = None) -> Any:
     """Compile the parent graph around ``answer_graph`` (default: the real one)."""
     if answer_graph is None:
-        from citeguard.graph.answer_graph import graph as answer_graph
+        from citeguard.graph.answer_graph import local_graph
+
+        answer_graph = local_graph()
 
     builder = StateGraph(ParentState, context_schema=Context)
     builder.add_node("tidy_question", tidy_question)

@@ -119,13 +119,16 @@ LEASE_CHUNKS = [
 ]
 
 
-def fake_resources(replies: Iterable[str], chunks: Sequence[Chunk] = LEASE_CHUNKS) -> Resources:
+def fake_resources(
+    replies: Iterable[str], chunks: Sequence[Chunk] = LEASE_CHUNKS, access: Any = None
+) -> Resources:
     return Resources(
         chat_model=scripted_model(replies),
         searcher=ListSearcher(chunks),
         embed=bag_of_words_embed,
         judge=lambda claim, evidence: 0.9,
         relevance=lambda question, evidence: 0.9,
+        access=access,
     )
 
 

@@ -269,3 +269,32 @@ def test_ask_refuses_a_bad_question_with_one_line_and_status_2(
     assert code == cli.EXIT_USAGE == 2
     assert out == ""
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_ingest_limits_are_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_sample_contract_pdf(docs / "contract.pdf")  # five pages
+    (docs / "note.txt").write_text("Rent is due on the first.", encoding="utf-8")
+    index = str(tmp_path / "index")
+
+    code, out, _ = run_cli(
+        capsys, "ingest", str(docs), "--index", index, "--max-pages", "4", "--json"
+    )
+    summary = json.loads(out)
+    assert code == cli.EXIT_PARTIAL
+    assert summary["added_docs"] == ["note.txt"]
+    [(path, reason)] = summary["skipped"]
+    assert Path(path).name == "contract.pdf" and "over the limit of 4 (--max-pages)" in reason
+
+    code, out, _ = run_cli(
+        capsys, "ingest", str(docs), "--index", index, "--max-pages", "0", "--json"
+    )
+    assert code == cli.EXIT_OK
+    assert json.loads(out)["added_docs"] == ["contract.pdf"]
+
+    code, _, err = run_cli(capsys, "ingest", str(docs), "--index", index, "--max-file-mb", "-1")
+    assert code == cli.EXIT_ERROR
+    assert "max_file_mb=-1" in err and "Traceback" not in err

@@ -58,9 +58,15 @@ def test_the_check_sees_direct_reads(tmp_path: Path) -> None:
 
 def test_every_variable_is_in_the_table_once() -> None:
     names = [variable.name for variable in environment.VARIABLES]
-    assert len(names) == len(set(names)) == 7
+    assert len(names) == len(set(names)) == 9
     assert all(NAME.match(name) for name in names)
     assert all(variable.meaning for variable in environment.VARIABLES)
+
+
+def test_the_readme_table_lists_every_variable() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(CITEGUARD_[A-Z_]+)` \|", readme, flags=re.M)
+    assert sorted(listed) == sorted(variable.name for variable in environment.VARIABLES)
 
 
 def test_accessors_read_the_environment_when_called(

@@ -249,7 +249,7 @@ def test_answer_api_uses_index_dir_given_as_a_setting(monkeypatch: pytest.Monkey
             seen.append(context)
             return {}
 
-    monkeypatch.setattr(citeguard.graph.answer_graph, "graph", Recorder())
+    monkeypatch.setattr(citeguard.graph.answer_graph, "_local_graph", Recorder())
     api.answer("q", index_dir="/tmp/some-index")
     api.answer("q", index="/tmp/other", top_k=3)
     assert [c.index_dir for c in seen] == ["/tmp/some-index", "/tmp/other"]

@@ -27,7 +27,7 @@ def answer(
     Raises:
         InvalidQuestionError: the question is empty, too long or holds control characters.
     """
-    from citeguard.graph.answer_graph import graph
+    from citeguard.graph.answer_graph import local_graph
 
     checked_question(question)
     if index is not None:
@@ -36,5 +36,5 @@ def answer(
     inputs: dict[str, Any] = {"question": question}
     if docs:
         inputs["docs"] = list(docs)
-    result: dict[str, Any] = graph.invoke(inputs, context=context)
+    result: dict[str, Any] = local_graph().invoke(inputs, context=context)
     return result

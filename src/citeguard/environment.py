@@ -69,6 +69,19 @@ LLAMA_EXTRA_BUFFERS = Variable(
     "run a Q8_0 copy of the model on it; 1: llama.cpp's extra buffer types always on; 0: off",
 )
 
+DOCUMENT_ROOTS = Variable(
+    "CITEGUARD_DOCUMENT_ROOTS",
+    "",
+    "served graphs only: the folders (separated by ':') whose files the served indexer graph "
+    "may read by path; unset: it reads no server path, clients send file contents instead",
+)
+INDEX_ROOT = Variable(
+    "CITEGUARD_INDEX_ROOT",
+    "",
+    "served graphs only: the folder holding the indexes clients may name (an index_dir is a "
+    "name inside it); unset: clients cannot choose, every run uses the default index",
+)
+
 VARIABLES: tuple[Variable, ...] = (
     INDEX,
     CACHE,
@@ -77,6 +90,8 @@ VARIABLES: tuple[Variable, ...] = (
     PROMPT_CACHE_MB,
     LOOKUP_DECODING,
     LLAMA_EXTRA_BUFFERS,
+    DOCUMENT_ROOTS,
+    INDEX_ROOT,
 )
 
 
@@ -143,3 +158,15 @@ def llama_extra_buffers() -> Switch:
     """``CITEGUARD_LLAMA_EXTRA_BUFFERS``: "on"/"off" force llama.cpp's extra buffer types
     (AMX); "auto" (the default) probes the CPU once."""
     return _switch(LLAMA_EXTRA_BUFFERS)
+
+
+def document_roots() -> tuple[Path, ...]:
+    """The folders ``CITEGUARD_DOCUMENT_ROOTS`` names (empty: none)."""
+    value = _set_value(DOCUMENT_ROOTS) or ""
+    return tuple(Path(part).expanduser() for part in value.split(os.pathsep) if part.strip())
+
+
+def index_root() -> Path | None:
+    """The folder ``CITEGUARD_INDEX_ROOT`` names (None: unset)."""
+    value = _set_value(INDEX_ROOT)
+    return Path(value).expanduser() if value else None

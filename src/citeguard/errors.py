@@ -42,3 +42,7 @@ class InvalidSettingError(CiteGuardError, ValueError):
 
 class InvalidQuestionError(CiteGuardError, ValueError):
     """A question that cannot be asked: empty, too long, or holding control characters."""
+
+
+class AccessDeniedError(CiteGuardError, PermissionError):
+    """A served graph was asked for a path or index outside what the operator allowed."""

@@ -184,8 +184,17 @@ def evaluate_question(
         "judge": judgement.to_json() if judgement is not None else None,
         "judge_seconds": judge_seconds,
         "scores": scores,
-        "error": None,
+        # A model that failed is not an answer to score: recorded as an error, so that
+        # the next run of the same output folder asks the question again.
+        "error": _model_failure(state),
     }
+
+
+def _model_failure(state: dict[str, Any]) -> str | None:
+    """The chat model's error when the run was refused because the model failed."""
+    if state.get("refusal_reason") != "model_failed":
+        return None
+    return str((state.get("last_validation") or {}).get("model_error") or "the model failed")
 
 
 def run_evaluation(

@@ -19,7 +19,7 @@ from citeguard.graph.nodes.regenerate import make_regenerate
 from citeguard.graph.nodes.retrieve import make_retrieve
 from citeguard.graph.nodes.sufficiency import sufficiency_check
 from citeguard.graph.nodes.validate import make_validate
-from citeguard.graph.resources import Resources, default_resources
+from citeguard.graph.resources import Resources, default_resources, served_resources
 from citeguard.graph.routing import after_sufficiency, after_validate
 from citeguard.graph.state import InputState, OutputState, State
 
@@ -65,6 +65,18 @@ def compile_graph(
     return build_graph(resources, acceptance).compile(checkpointer=checkpointer, name="citeguard")
 
 
+_local_graph: Any = None
+
+
+def local_graph() -> Any:
+    """The answer graph for this machine's own user (API, CLI, tool, subgraph): any index."""
+    global _local_graph
+    if _local_graph is None:
+        _local_graph = compile_graph()
+    return _local_graph
+
+
 # What `langgraph dev` serves: compiled without a checkpointer (the server adds its own and
-# rejects graphs that carry one). Compiling builds no model: they load on first use.
-graph = compile_graph()
+# rejects graphs that carry one), with the operator's access policy (runs name only indexes
+# under CITEGUARD_INDEX_ROOT). Compiling builds no model: they load on first use.
+graph = compile_graph(served_resources())

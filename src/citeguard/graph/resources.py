@@ -18,6 +18,7 @@ import numpy as np
 from langchain_core.runnables.config import var_child_runnable_config
 
 from citeguard.errors import ModelUnavailableError
+from citeguard.graph.access import ServerAccess
 from citeguard.graph.context import Context
 from citeguard.graph.drafts import DraftStore
 from citeguard.index.embedding_cache import CachedEmbed
@@ -44,6 +45,8 @@ class Resources:
         model_work: where the local model's work for these resources is counted (its chat
             model and judge); default: the injected chat model's own counter (its ``work``),
             else a new one, so graphs with other resources never share it.
+        access: for served graphs, the operator's policy (asked at each run) on which
+            indexes a run may name (``citeguard.graph.access``); None: any index.
     """
 
     def __init__(
@@ -55,6 +58,7 @@ class Resources:
         relevance: RelevanceFn | None = None,
         drafts: DraftStore | None = None,
         model_work: WorkCounter | None = None,
+        access: Callable[[], ServerAccess | None] | None = None,
     ) -> None:
         self._chat_model = chat_model
         self._searcher = searcher
@@ -65,6 +69,7 @@ class Resources:
         if model_work is None:
             model_work = work_counter_of(chat_model) or WorkCounter()
         self.model_work = model_work
+        self._access = access
         self._local_judge: LocalJudge | None = None
         self._lock = threading.Lock()
         self._searchers: dict[tuple[str, str], tuple[int, Any]] = {}
@@ -72,14 +77,25 @@ class Resources:
         self._cached_embeds: dict[int, tuple[Any, CachedEmbed]] = {}
 
     # -- retrieval -------------------------------------------------------------------
+    def index_dir(self, ctx: Context) -> Path:
+        """The index folder a run reads: ``ctx.index_dir`` as the access policy allows it.
+
+        Raises:
+            AccessDeniedError: a served run named an index the operator did not allow.
+        """
+        from citeguard.index.store import resolve_index_dir
+
+        policy = self._access() if self._access is not None else None
+        chosen = policy.index_dir(ctx.index_dir) if policy is not None else ctx.index_dir
+        return resolve_index_dir(chosen)
+
     def searcher(self, ctx: Context) -> Any:
         """The hybrid searcher over ``ctx.index_dir``, reloaded when the index changes on disk."""
+        index_dir = self.index_dir(ctx)  # the access check comes first, fakes or not
         if self._searcher is not None:
             return self._searcher
         from citeguard.index.search import load_index
-        from citeguard.index.store import resolve_index_dir
 
-        index_dir = resolve_index_dir(ctx.index_dir)
         key = (str(index_dir), ctx.embedding_model or "")
         stamp = _index_stamp(index_dir)
         with self._lock:
@@ -272,3 +288,15 @@ def default_resources() -> Resources:
     if _default is None:
         _default = Resources()
     return _default
+
+
+_served: Resources | None = None
+
+
+def served_resources() -> Resources:
+    """The real resources of the graphs the LangGraph server serves: the operator's access
+    policy, read from the environment at each run, limits which indexes runs may name."""
+    global _served
+    if _served is None:
+        _served = Resources(access=ServerAccess.from_environment)
+    return _served

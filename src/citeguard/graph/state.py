@@ -18,7 +18,9 @@ from typing_extensions import TypedDict
 _DESCRIBED = ConfigDict(use_attribute_docstrings=True)
 
 AnswerStatus = Literal["answered", "refused"]
-RefusalReason = Literal["insufficient_evidence", "validation_failed", "model_refused"]
+RefusalReason = Literal[
+    "insufficient_evidence", "validation_failed", "model_refused", "model_failed"
+]
 
 
 @with_config(_DESCRIBED)

@@ -59,6 +59,7 @@ logger = logging.getLogger(__name__)
 
 PathLike = str | os.PathLike[str]
 DEFAULT_LIMITS = IngestLimits()
+OUTSIDE_ROOTS = "links outside the folders this server may read; not read"
 
 
 @dataclass
@@ -184,6 +185,7 @@ def ingest_paths(
     rebuild: bool = False,
     embedder: Embedder | None = None,
     limits: IngestLimits = DEFAULT_LIMITS,
+    allowed_roots: Sequence[Path] | None = None,
 ) -> IngestSummary:
     """Index the files and folders in ``paths`` into ``index_dir`` (see the module docstring).
 
@@ -198,6 +200,8 @@ def ingest_paths(
         embedder: an already-built embedder (tests, reuse); its ``name`` is the model name.
         limits: per-file bounds (size, pages, parse time, chunks); a file over one is
             reported in ``skipped`` and the rest is indexed.
+        allowed_roots: when given, a file found in a folder that resolves (through a
+            symbolic link) outside every one of these folders is skipped unread.
 
     Raises:
         IncompatibleIndexError: the existing index uses another model, dimension, chunk
@@ -231,6 +235,11 @@ def ingest_paths(
 
         files, discovery_skips = discover_documents([Path(p) for p in paths])
         summary.skipped.extend((str(p), reason) for p, reason in discovery_skips)
+        if allowed_roots is not None:
+            roots = [root.resolve() for root in allowed_roots]
+            outside = [f for f in files if not any(f.resolve().is_relative_to(r) for r in roots)]
+            summary.skipped.extend((str(f), OUTSIDE_ROOTS) for f in outside)
+            files = [f for f in files if f not in outside]
         summary.files_seen = len(files)
 
         new_docs: list[_NewDocument] = []

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, get_args
 
-from citeguard.errors import CiteGuardError, InvalidQuestionError
+from citeguard.errors import CiteGuardError, InvalidQuestionError, InvalidSettingError
 from citeguard.graph.context import (
     Context,
     ContextOption,
@@ -79,10 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "ingest",
-        help="parse and index documents (PDF, .txt, .md)",
+        help="parse and index documents (PDF, .txt, .md, .html, .docx)",
         description="Parse files or folders into page-aware chunks and add them to the index. "
-        "Unchanged files are skipped, changed files replaced; broken files are reported and "
-        "skipped (exit status 3) while the rest is indexed.",
+        "Unchanged files are skipped, changed files replaced; broken files, files over a "
+        "limit and files of other types are reported and skipped (exit status 3) while the "
+        "rest is indexed. Text in any common encoding is read; docs/ingest.md has the details.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to ingest")
     _add_index_arg(p)
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--rebuild", action="store_true", help="rebuild from scratch (new model or chunk settings)"
     )
+    _add_limit_args(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     p = sub.add_parser(
@@ -155,6 +157,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+LIMIT_OPTIONS = (
+    ("max_file_mb", "--max-file-mb", float, "largest file read, in MB"),
+    ("max_pages", "--max-pages", int, "most pages in one document"),
+    ("parse_timeout_s", "--parse-timeout", float, "seconds parsing one file may take"),
+    ("max_chunks_per_file", "--max-chunks-per-file", int, "most chunks from one document"),
+)
+"""The per-file limits the ingest command offers: field of IngestLimits, flag, type, help."""
+
+
+def _add_limit_args(parser: argparse.ArgumentParser) -> None:
+    from citeguard.ingest.limits import IngestLimits
+
+    defaults = IngestLimits()
+    for field, flag, kind, text in LIMIT_OPTIONS:
+        parser.add_argument(
+            flag,
+            dest=field,
+            type=kind,
+            default=None,
+            metavar="N",
+            help=f"{text}; a file over it is reported and skipped; 0 for no limit "
+            f"(default: {getattr(defaults, field):g})",
+        )
+
+
+def _limits_from(args: argparse.Namespace) -> Any:
+    import dataclasses
+
+    from citeguard.ingest.limits import IngestLimits
+
+    chosen = {}
+    for field, _, _, _ in LIMIT_OPTIONS:
+        value = getattr(args, field)
+        if value is not None:
+            if value < 0:
+                raise InvalidSettingError(f"{field}={value}: must be 0 (no limit) or more")
+            chosen[field] = value or None
+    return dataclasses.replace(IngestLimits(), **chosen)
+
+
 def _print_ingest_summary(summary: Any, as_json: bool) -> None:
     data = summary.to_json() if hasattr(summary, "to_json") else summary.__dict__
     if as_json:
@@ -191,6 +233,7 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         chunk_settings=chunk_settings,
         progress=sys.stderr.isatty() or not args.json,
         rebuild=args.rebuild,
+        limits=_limits_from(args),
         **kwargs,
     )
     _print_ingest_summary(summary, args.json)

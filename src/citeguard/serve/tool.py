@@ -28,6 +28,7 @@ REFUSAL_NOTES = {
     "insufficient_evidence": "the indexed documents contain no passage relevant enough",
     "validation_failed": "no candidate answer could be verified against the documents",
     "model_refused": "the model found no answer in the retrieved passages",
+    "model_failed": "the chat model failed (an error or timeout), so nothing could be verified",
 }
 
 
@@ -60,8 +61,8 @@ def make_answer_tool(graph: Any = None, **settings: Any) -> BaseTool:
     """Build the ``answer_from_documents`` tool.
 
     Args:
-        graph: a compiled answer graph; default ``citeguard.graph.answer_graph.graph`` (the
-            real models, loaded once per process). Tests pass one compiled over fake resources.
+        graph: a compiled answer graph; default ``citeguard.graph.answer_graph.local_graph()``
+            (the real models, loaded once per process). Tests pass one compiled over fakes.
         **settings: ``citeguard.graph.context.Context`` fields used for every call, e.g.
             ``index_dir="/data/index"`` or ``model="ollama:qwen2.5:7b"``.
 
@@ -77,9 +78,9 @@ def make_answer_tool(graph: Any = None, **settings: Any) -> BaseTool:
     def resolve_graph() -> Any:
         if graph is not None:
             return graph
-        from citeguard.graph.answer_graph import graph as default_graph
+        from citeguard.graph.answer_graph import local_graph
 
-        return default_graph
+        return local_graph()
 
     def inputs_for(question: str, docs: list[str] | None) -> dict[str, Any]:
         inputs: dict[str, Any] = {"question": question}

@@ -7,6 +7,7 @@ once, so each node module reads as its step of Algorithm 1 and nothing else.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from citeguard.documents import SearchHit
+from citeguard.errors import CiteGuardError
 from citeguard.generate.strategies import generate_candidate
 from citeguard.generate.trimming import trim_sources
 from citeguard.graph.context import Context
@@ -21,6 +23,33 @@ from citeguard.graph.resources import Resources
 from citeguard.graph.state import State
 
 NO_FEEDBACK = "- The answer did not pass validation."
+MAX_ERROR_CHARS = 300
+"""How much of a chat model's error message a verdict keeps."""
+MODEL_ERROR = "model_error"
+"""The trigger of a verdict on a candidate the chat model failed to write."""
+
+logger = logging.getLogger(__name__)
+
+
+def model_failure_verdict(error: str, level: str) -> dict[str, Any]:
+    """The failing verdict for a candidate the chat model did not write (it raised).
+
+    It routes like any failed validation: one regeneration while the run has one left,
+    then the refusal, whose reason says the model failed.
+    """
+    return {
+        "passed": False,
+        "is_refusal": False,
+        "level": level,
+        "sentences": [],
+        "supported_ratio": 0.0,
+        "triggers": [MODEL_ERROR],
+        "checks_skipped": [],
+        "model_error": error,
+        "feedback": "",
+    }
+
+
 """The regeneration prompt's feedback when the rejected draft's verdict is gone."""
 
 
@@ -89,14 +118,29 @@ def draft_candidate(
     if rejected is not None:
         previous = rejected.get("candidate", "")
         feedback = (rejected.get("verdict") or {}).get("feedback") or NO_FEEDBACK
-    generated = generate_candidate(
-        ctx.generation_strategy,
-        state["question"],
-        sources_for_model(state["question"], state.get("evidence", []), ctx, resources),
-        resources.invoker(ctx),
-        previous=previous,
-        feedback=feedback,
-    )
+    try:
+        generated = generate_candidate(
+            ctx.generation_strategy,
+            state["question"],
+            sources_for_model(state["question"], state.get("evidence", []), ctx, resources),
+            resources.invoker(ctx),
+            previous=previous,
+            feedback=feedback,
+        )
+    except CiteGuardError:
+        raise  # a setting or installation problem (no model installed ...): its own message
+    except Exception as exc:  # noqa: BLE001 - any failure of the chat model, see below
+        # A chat model that fails (a provider's timeout or error, a crashed runtime) ends
+        # in a validated retry or a refusal that says so, never in the client's traceback.
+        logger.warning("the chat model failed: %s: %s", type(exc).__name__, exc)
+        resources.drafts.discard(state.get("candidate_ref"))
+        failure = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
+        return {
+            "candidate_ref": resources.drafts.put(candidate="", model_error=failure),
+            "selected_ids": None,
+            "attempts": state.get("attempts", 0) + 1,
+            "timings": add_timing(state, "generation", time.perf_counter() - started),
+        }
     draft: dict[str, Any] = {"candidate": generated.candidate}
     if rejected is not None and generated.candidate.strip() == str(previous).strip():
         # The model ignored the feedback and wrote the rejected text again (greedy

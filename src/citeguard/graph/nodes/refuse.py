@@ -8,15 +8,18 @@ from langgraph.runtime import Runtime
 
 from citeguard.generate.prompts import REFUSAL
 from citeguard.graph.context import Context
-from citeguard.graph.nodes.common import emit, public_validation
+from citeguard.graph.nodes.common import MODEL_ERROR, emit, public_validation
 from citeguard.graph.resources import Resources
 from citeguard.graph.state import RefusalReason, State
 
 
 def refusal_reason(state: State) -> RefusalReason:
-    """Why the run ends in a refusal: no evidence, the model's own refusal, or failed checks."""
+    """Why the run ends in a refusal: no evidence, the model's own refusal, the model's
+    failure (it raised instead of writing), or failed checks."""
     if not state.get("sufficiency", {}).get("sufficient", False):
         return "insufficient_evidence"
+    if MODEL_ERROR in state.get("last_validation", {}).get("triggers", []):
+        return "model_failed"
     if state.get("last_validation", {}).get("is_refusal"):
         return "model_refused"
     return "validation_failed"

@@ -14,7 +14,13 @@ from langgraph.runtime import Runtime
 from citeguard.graph.acceptance import VALIDATED, Acceptance
 from citeguard.graph.citations import build_citations
 from citeguard.graph.context import Context, context_of
-from citeguard.graph.nodes.common import add_timing, emit, public_validation, redact_verdict
+from citeguard.graph.nodes.common import (
+    add_timing,
+    emit,
+    model_failure_verdict,
+    public_validation,
+    redact_verdict,
+)
 from citeguard.graph.resources import Resources
 from citeguard.graph.state import State
 from citeguard.validate.validator import validate_answer
@@ -40,7 +46,9 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         draft = resources.drafts.get(ref)
         repeated = draft.get("rejected_verdict")
         result: ValidationResult | None = None
-        if repeated is not None and rejected_by_reproducible_checks(repeated):
+        if draft.get("model_error"):
+            verdict = model_failure_verdict(draft["model_error"], settings.level)
+        elif repeated is not None and rejected_by_reproducible_checks(repeated):
             # A regeneration that repeats the rejected candidate word for word, rejected by
             # deterministic checks: they see the same text, sources and question, so they
             # would reject it again. Only a failing verdict is ever reused, so this leads
