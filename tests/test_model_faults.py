@@ -39,15 +39,19 @@ class FaultyChatModel(GenericFakeChatModel):
         return super()._generate(messages, *args, **kwargs)
 
 
-def run(script: list[Any]) -> dict[str, Any]:
-    model = FaultyChatModel(script=script, messages=iter([]))
-    resources = Resources(
-        chat_model=model,
+def faulty_resources(script: list[Any]) -> Resources:
+    """Fake retrieval and judges around a chat model that follows ``script``."""
+    return Resources(
+        chat_model=FaultyChatModel(script=script, messages=iter([])),
         searcher=ListSearcher(LEASE_CHUNKS),
         embed=bag_of_words_embed,
         judge=lambda claim, evidence: 0.9,
         relevance=lambda question, evidence: 0.9,
     )
+
+
+def run(script: list[Any]) -> dict[str, Any]:
+    resources = faulty_resources(script)
     result: dict[str, Any] = compile_graph(resources).invoke(
         {"question": QUESTION}, context=Context()
     )
@@ -117,15 +121,7 @@ def _stream_texts(events: Iterator[Any]) -> list[str]:
 
 
 def test_no_unvalidated_text_in_any_stream_mode() -> None:
-    model = FaultyChatModel(script=[FAULTS["unsupported claim"][0]], messages=iter([]))
-    resources = Resources(
-        chat_model=model,
-        searcher=ListSearcher(LEASE_CHUNKS),
-        embed=bag_of_words_embed,
-        judge=lambda claim, evidence: 0.9,
-        relevance=lambda question, evidence: 0.9,
-    )
-    graph = compile_graph(resources)
+    graph = compile_graph(faulty_resources(FAULTS["unsupported claim"]))
     stream = graph.stream(
         {"question": QUESTION}, context=Context(), stream_mode=["values", "updates", "custom"]
     )

@@ -1,4 +1,4 @@
-"""The ``citeguard`` command line: ingest, search, remove, ask, graph."""
+"""The ``citeguard`` command line: ingest, search, remove, ask, graph, eval, train."""
 
 from __future__ import annotations
 
@@ -152,8 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("graph", help="print the answer graph as Mermaid")
 
     from citeguard.evaluation.cli_eval import add_eval_parser
+    from citeguard.evaluation.cli_train import add_train_parser
 
     add_eval_parser(sub)
+    add_train_parser(sub)
     return parser
 
 
@@ -340,6 +342,12 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_train(args: argparse.Namespace) -> int:
+    from citeguard.evaluation.cli_train import run_train
+
+    return run_train(args)
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from citeguard.evaluation.cli_eval import run_eval
 
@@ -348,6 +356,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "eval": _cmd_eval,
+    "train": _cmd_train,
     "ingest": _cmd_ingest,
     "search": _cmd_search,
     "remove": _cmd_remove,

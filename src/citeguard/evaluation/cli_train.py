@@ -1,0 +1,98 @@
+"""``citeguard train DATASET --out DIR``: train the evidence scorer on a labelled dataset.
+
+Any dataset in the project's format works (``docs/`` + ``questions.jsonl`` with gold
+character spans; ``categories.json`` adds wordings), so a user with labelled questions over
+their own documents can train their own scorer. Defaults come from
+:class:`~citeguard.evaluation.train_pairs.PairSettings` and
+:class:`~citeguard.evaluation.train_scorer.TrainSettings`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shlex
+import sys
+from typing import Any
+
+from citeguard.evaluation.train_pairs import PairSettings
+from citeguard.evaluation.train_scorer import TrainSettings
+
+OPTIONS = (
+    ("epochs", TrainSettings, int, "passes over the training pairs"),
+    ("max_train_pairs", TrainSettings, int, "training pairs drawn (seeded) from all of them"),
+    ("batch_size", TrainSettings, int, "pairs per optimizer step"),
+    ("learning_rate", TrainSettings, float, "AdamW learning rate"),
+    ("max_length", TrainSettings, int, "word pieces read per pair"),
+    ("target_precision", TrainSettings, float, "precision the fitted threshold aims at"),
+    ("passage_words", PairSettings, int, "words per passage"),
+    ("hard_negatives", PairSettings, int, "most similar non-answering passages per question"),
+    ("validation_share", PairSettings, float, "share of documents kept for validation"),
+    ("seed", TrainSettings, int, "seed for the split, the sampling and the training"),
+)
+"""Options: field, the settings class that defines it (and its default), type, help."""
+
+
+def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``train`` sub-command to the main CLI's subparsers."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "train",
+        help="train the evidence scorer on a labelled dataset",
+        description=__doc__.split("\n\n")[1].replace("\n", " ") if __doc__ else None,
+    )
+    p.add_argument("dataset", metavar="DATASET", help="folder with docs/ and questions.jsonl")
+    p.add_argument("--out", required=True, metavar="DIR", help="where the weights and report go")
+    for field, owner, kind, text in OPTIONS:
+        default = getattr(owner(), field)
+        p.add_argument(
+            "--" + field.replace("_", "-"),
+            type=kind,
+            default=None,
+            help=f"{text} (default: {default})",
+        )
+    return p
+
+
+def run_train(args: argparse.Namespace) -> int:
+    """Train and print the validation metrics; the report is in DIR/report.md."""
+    from citeguard.evaluation.train_scorer import train_evidence_scorer
+
+    chosen = {
+        field: getattr(args, field) for field, *_ in OPTIONS if getattr(args, field) is not None
+    }
+    pair_fields = {f.name for f in dataclasses.fields(PairSettings)}
+    train_fields = {f.name for f in dataclasses.fields(TrainSettings)}
+    pairs = PairSettings(**{k: v for k, v in chosen.items() if k in pair_fields})
+    settings = TrainSettings(**{k: v for k, v in chosen.items() if k in train_fields})
+    if "seed" in chosen:
+        pairs = dataclasses.replace(pairs, seed=chosen["seed"])
+    bar = _progress_bar()
+
+    def on_step(step: int, total: int, loss: float) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss:.3f}")
+
+    summary = train_evidence_scorer(
+        args.dataset,
+        args.out,
+        pairs,
+        settings,
+        command="citeguard train " + shlex.join(sys.argv[2:]),
+        on_step=on_step,
+    )
+    if bar is not None:
+        bar.close()
+    v = summary["validation"]
+    print(f"validation AUROC {v['auroc']}, by wording {v['auroc_by_wording']}")
+    print(f"threshold {v['threshold']:.3f}; report: {args.out}/report.md")
+    return 0
+
+
+def _progress_bar() -> Any:
+    if not sys.stderr.isatty():
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(desc="training", unit="step")

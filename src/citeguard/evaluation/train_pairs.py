@@ -1,0 +1,185 @@
+"""Training pairs for the evidence scorer: (question, passage) -> does this passage answer it?
+
+Built from any dataset in the project's format (``docs/`` + ``questions.jsonl`` with gold
+character spans), reproducibly from a seed:
+
+- **passages**: each document cut into runs of whole sentences of at most ``passage_words``
+  words (about what the generator is shown of a source);
+- **positives**: passages that hold most of a gold span (or most of the passage is gold);
+- **hard negatives**: the passages of the same document that share the most words with the
+  question but hold no gold text, and for an unanswerable question (the category is absent
+  from this document) its most similar passages: same-topic text that does not answer,
+  which is exactly what makes refusal hard; plus a few random passages of the document;
+- **phrasings**: every question is asked in several wordings (the dataset's own, a
+  description of its category when ``categories.json`` gives one, and generic templates),
+  so nothing learned depends on one wording; one wording (the category description) is held
+  out of training and used only to measure how the scorer does on wording it never saw;
+- **split by document**: a document's pairs are all in training or all in validation.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
+from citeguard.text.sentences import split_sentences
+from citeguard.text.tokens import token_set
+
+GENERIC_TEMPLATES = (
+    "What does the contract say about {topic}?",
+    "Is there anything in this document on {topic}?",
+)
+"""Wordings of our own, filled with a category's name in lower case."""
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A run of whole sentences of one document: ``text == document[start:end]``."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One training example."""
+
+    question: str
+    passage: str
+    label: int
+    """1: the passage answers the question; 0: it does not."""
+    doc: str
+    question_id: str
+    wording: str
+    """Which wording of the question: "dataset", "description" or "template-N"."""
+
+
+@dataclass(frozen=True)
+class PairSettings:
+    """How pairs are drawn; stored with the trained weights."""
+
+    passage_words: int = 80
+    hard_negatives: int = 3
+    random_negatives: int = 2
+    validation_share: float = 0.1
+    seed: int = 13
+
+
+def passages(text: str, max_words: int) -> list[Passage]:
+    """Consecutive sentences grouped into passages of at most ``max_words`` words (a longer
+    sentence is a passage of its own)."""
+    out: list[Passage] = []
+    start = end = words = 0
+    for sentence in split_sentences(text):
+        n = len(sentence.text.split())
+        if words and words + n > max_words:
+            out.append(Passage(text[start:end], start, end))
+            words = 0
+        if not words:
+            start = sentence.start
+        end = sentence.end
+        words += n
+    if words:
+        out.append(Passage(text[start:end], start, end))
+    return out
+
+
+def holds_gold(passage: Passage, spans: Sequence[tuple[int, int]]) -> bool:
+    """Most of a gold span lies in the passage, or most of the passage is gold."""
+    for start, end in spans:
+        overlap = min(end, passage.end) - max(start, passage.start)
+        if overlap > 0 and overlap >= 0.5 * min(end - start, passage.end - passage.start):
+            return True
+    return False
+
+
+def wordings(question: Question, categories: dict[str, dict[str, str]]) -> dict[str, str]:
+    """The question's wordings by name: the dataset's, the category description, templates."""
+    out = {"dataset": question.question}
+    category = str(question.extra.get("category") or "")
+    described = categories.get(category, {})
+    if described.get("cuad_description"):
+        out["description"] = described["cuad_description"]
+    if category:
+        topic = category.lower()
+        for number, template in enumerate(GENERIC_TEMPLATES):
+            out[f"template-{number}"] = template.format(topic=topic)
+    return out
+
+
+HELD_OUT_WORDING = "description"
+"""Never used for training: validation pairs in this wording measure unseen phrasing."""
+
+
+def _overlap(question: str, passage: Passage) -> int:
+    return len(token_set(question) & token_set(passage.text))
+
+
+def question_pairs(
+    question: Question,
+    document: list[Passage],
+    asked: dict[str, str],
+    settings: PairSettings,
+    rng: random.Random,
+    training: bool,
+) -> list[Pair]:
+    """The pairs one question makes with its document's passages."""
+    spans = [(s.start, s.end) for s in question.gold_spans if s.start is not None and s.end]
+    spans = [(start, end) for start, end in spans if end is not None]
+    gold = [p for p in document if question.answerable and holds_gold(p, spans)]
+    others = [p for p in document if p not in gold]
+    ranked = sorted(others, key=lambda p: -_overlap(question.question, p))
+    hard = ranked[: settings.hard_negatives]
+    rest = ranked[settings.hard_negatives :]
+    chosen = hard + rng.sample(rest, min(settings.random_negatives, len(rest)))
+    names = [name for name in asked if not (training and name == HELD_OUT_WORDING)]
+    doc = question.doc or ""
+
+    def pair(passage: Passage, label: int) -> Pair:
+        name = rng.choice(names)
+        return Pair(asked[name], passage.text, label, doc, question.id, name)
+
+    return [pair(p, 1) for p in gold] + [pair(p, 0) for p in chosen]
+
+
+def build_pairs(
+    dataset: str | Path, settings: PairSettings | None = None
+) -> tuple[list[Pair], list[Pair]]:
+    """(training pairs, validation pairs) for a dataset, split by document."""
+    settings = settings or PairSettings()
+    root = Path(dataset)
+    questions = [q for q in load_questions(root / "questions.jsonl") if q.doc]
+    categories_file = root / "categories.json"
+    categories = json.loads(categories_file.read_text()) if categories_file.exists() else {}
+    docs = sorted({q.doc for q in questions if q.doc})
+    rng = random.Random(settings.seed)
+    shuffled = docs[:]
+    rng.shuffle(shuffled)
+    n_validation = max(1, round(len(docs) * settings.validation_share)) if len(docs) > 1 else 0
+    validation_docs = set(shuffled[:n_validation])
+    folder = dataset_docs_dir(root)
+    cut: dict[str, list[Passage]] = {}
+    train: list[Pair] = []
+    validation: list[Pair] = []
+    for question in questions:
+        doc = question.doc or ""
+        if doc not in cut:
+            cut[doc] = passages((folder / doc).read_text(encoding="utf-8"), settings.passage_words)
+        is_validation = doc in validation_docs
+        pairs = question_pairs(
+            question, cut[doc], wordings(question, categories), settings, rng, not is_validation
+        )
+        (validation if is_validation else train).extend(pairs)
+    return train, validation
+
+
+def write_pairs(pairs: Iterable[Pair], path: Path) -> None:
+    """One JSON object per line."""
+    with path.open("w", encoding="utf-8") as out:
+        for item in pairs:
+            out.write(json.dumps(asdict(item)) + "\n")

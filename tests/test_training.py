@@ -1,0 +1,122 @@
+"""Training the evidence scorer end to end on a tiny generated dataset (real MiniLM weights).
+
+Checks the pairs (split by document, the held-out wording kept out of training, seeded),
+then trains for a few steps and loads the written weights offline.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs, passages
+from citeguard.evaluation.train_scorer import TrainSettings, auroc, fit_threshold
+from citeguard.serve import cli
+
+CLAUSES = {
+    "Governing Law": "This Agreement shall be governed by the laws of the State of {state}.",
+    "Termination For Convenience": "Either party may terminate this Agreement for any reason "
+    "upon {days} days' written notice to the other party.",
+}
+FILLER = (
+    "The parties agree to cooperate in good faith. Payments are due within thirty days of "
+    "invoice. Each party shall keep records of its performance. Notices shall be in writing. "
+)
+STATES = ["Delaware", "Texas", "Ohio", "Utah", "Iowa", "Maine"]
+
+
+def make_dataset(root: Path) -> Path:
+    (root / "docs").mkdir(parents=True)
+    lines = []
+    for n, state in enumerate(STATES):
+        doc = f"contract-{n}.txt"
+        present = ["Governing Law"] + (["Termination For Convenience"] if n % 2 else [])
+        text = FILLER * 3
+        spans = {}
+        for category in present:
+            clause = CLAUSES[category].format(state=state, days=30 + n)
+            spans[category] = (len(text), len(text) + len(clause))
+            text += clause + " " + FILLER * 2
+        (root / "docs" / doc).write_text(text, encoding="utf-8")
+        for category, question in (
+            ("Governing Law", "Which state's law governs this agreement?"),
+            ("Termination For Convenience", "Can a party terminate for convenience?"),
+        ):
+            span = spans.get(category)
+            lines.append(
+                {
+                    "id": f"{doc}-{category}",
+                    "doc": doc,
+                    "question": question,
+                    "category": category,
+                    "answerable": span is not None,
+                    "gold_spans": [
+                        {"text": text[span[0] : span[1]], "start": span[0], "end": span[1]}
+                    ]
+                    if span
+                    else [],
+                }
+            )
+    (root / "questions.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    categories = {
+        c: {"question": "?", "cuad_description": f"The {c.lower()} clause"} for c in CLAUSES
+    }
+    (root / "categories.json").write_text(json.dumps(categories))
+    return root
+
+
+def test_passages_are_exact_spans_of_whole_sentences() -> None:
+    text = FILLER * 4
+    for passage in passages(text, max_words=20):
+        assert text[passage.start : passage.end] == passage.text
+        assert len(passage.text.split()) <= 20 or passage.text.count(". ") == 0
+
+
+def test_pairs_are_split_by_document_seeded_and_keep_a_wording_out(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    settings = PairSettings(validation_share=0.34)
+    train, validation = build_pairs(dataset, settings)
+    assert {p.doc for p in train}.isdisjoint({p.doc for p in validation})
+    assert validation and train
+    assert HELD_OUT_WORDING not in {p.wording for p in train}
+    assert any(p.label == 1 for p in train) and any(p.label == 0 for p in train)
+    for p in train:
+        if p.label == 1:
+            assert "governed by the laws" in p.passage or "terminate" in p.passage
+    assert build_pairs(dataset, settings) == (train, validation)
+    other_seed = build_pairs(dataset, PairSettings(validation_share=0.34, seed=99))
+    assert other_seed != (train, validation)
+
+
+def test_auroc_and_threshold() -> None:
+    assert auroc([0.9, 0.8, 0.2, 0.1], [1, 1, 0, 0]) == 1.0
+    assert auroc([0.1, 0.2, 0.8, 0.9], [1, 1, 0, 0]) == 0.0
+    assert auroc([0.5, 0.5], [1, 0]) == 0.5
+    assert auroc([0.5], [1]) is None
+    assert fit_threshold([0.9, 0.8, 0.4, 0.3], [1, 1, 0, 1], precision=0.99) == 0.8
+
+
+@pytest.mark.integration
+def test_train_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from transformers import AutoModelForSequenceClassification
+
+    dataset = make_dataset(tmp_path / "data")
+    out = tmp_path / "scorer"
+    code = cli.main(
+        ["train", str(dataset), "--out", str(out), "--max-train-pairs", "24", "--batch-size", "8",
+         "--max-length", "64", "--validation-share", "0.34"]
+    )  # fmt: skip
+    assert code == 0
+    summary = json.loads((out / "scorer.json").read_text())
+    assert summary["pairs"]["train_used"] == 24
+    assert summary["validation"]["auroc"] is not None
+    assert HELD_OUT_WORDING in summary["validation"]["auroc_by_wording"]
+    assert 0.0 <= summary["validation"]["threshold"] <= 1.0
+    assert (out / "report.md").read_text().startswith("# Evidence scorer")
+    assert (out / "loss.png").stat().st_size > 0
+    model = AutoModelForSequenceClassification.from_pretrained(str(out / "model"))
+    assert model.config.num_labels == 1
+    assert "validation AUROC" in capsys.readouterr().out
+    assert TrainSettings().base_model in summary["train_settings"]["base_model"]
