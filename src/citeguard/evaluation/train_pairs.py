@@ -147,6 +147,15 @@ def question_pairs(
     return [pair(p, 1) for p in gold] + [pair(p, 0) for p in chosen]
 
 
+def validation_documents(questions: Sequence[Question], settings: PairSettings) -> set[str]:
+    """The documents held out for validation: a seeded share of them, at least one."""
+    docs = sorted({q.doc for q in questions if q.doc})
+    shuffled = docs[:]
+    random.Random(settings.seed).shuffle(shuffled)
+    n_validation = max(1, round(len(docs) * settings.validation_share)) if len(docs) > 1 else 0
+    return set(shuffled[:n_validation])
+
+
 def build_pairs(
     dataset: str | Path, settings: PairSettings | None = None
 ) -> tuple[list[Pair], list[Pair]]:
@@ -156,12 +165,8 @@ def build_pairs(
     questions = [q for q in load_questions(root / "questions.jsonl") if q.doc]
     categories_file = root / "categories.json"
     categories = json.loads(categories_file.read_text()) if categories_file.exists() else {}
-    docs = sorted({q.doc for q in questions if q.doc})
     rng = random.Random(settings.seed)
-    shuffled = docs[:]
-    rng.shuffle(shuffled)
-    n_validation = max(1, round(len(docs) * settings.validation_share)) if len(docs) > 1 else 0
-    validation_docs = set(shuffled[:n_validation])
+    validation_docs = validation_documents(questions, settings)
     folder = dataset_docs_dir(root)
     cut: dict[str, list[Passage]] = {}
     train: list[Pair] = []
