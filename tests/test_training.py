@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from citeguard.evaluation.train_cross_encoder import TrainSettings, auroc, fit_threshold
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs, passages
-from citeguard.evaluation.train_scorer import TrainSettings, auroc, fit_threshold
 from citeguard.serve import cli
 
 CLAUSES = {
@@ -109,10 +109,10 @@ def test_train_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[
          "--max-length", "64", "--validation-share", "0.34"]
     )  # fmt: skip
     assert code == 0
-    summary = json.loads((out / "scorer.json").read_text())
+    summary = json.loads((out / "training.json").read_text())
     assert summary["pairs"]["train_used"] == 24
     assert summary["validation"]["auroc"] is not None
-    assert HELD_OUT_WORDING in summary["validation"]["auroc_by_wording"]
+    assert HELD_OUT_WORDING in summary["validation"]["by_group"]
     assert 0.0 <= summary["validation"]["threshold"] <= 1.0
     assert (out / "report.md").read_text().startswith("# Evidence scorer")
     assert (out / "loss.png").stat().st_size > 0
@@ -120,3 +120,21 @@ def test_train_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert model.config.num_labels == 1
     assert "validation AUROC" in capsys.readouterr().out
     assert TrainSettings().base_model in summary["train_settings"]["base_model"]
+
+
+@pytest.mark.integration
+def test_train_the_verifier_end_to_end(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    out = tmp_path / "verifier"
+    code = cli.main(
+        ["train", str(dataset), "--out", str(out), "--kind", "verifier", "--batch-size", "8",
+         "--max-length", "96", "--validation-share", "0.34", "--target-precision", "0.95"]
+    )  # fmt: skip
+    assert code == 0
+    summary = json.loads((out / "training.json").read_text())
+    assert summary["kind"] == "verifier"
+    groups = summary["validation"]["by_group"]
+    assert "none" in groups and "number" in groups
+    assert groups["number"]["rejected_at_threshold"] is not None
+    assert summary["validation"]["positives_kept_at_threshold"] >= 0.95
+    assert (out / "report.md").read_text().startswith("# Support verifier")

@@ -1,10 +1,10 @@
-"""``citeguard train DATASET --out DIR``: train the evidence scorer on a labelled dataset.
+"""``citeguard train DATASET --out DIR [--kind scorer|verifier]``: train a cross-encoder.
 
 Any dataset in the project's format works (``docs/`` + ``questions.jsonl`` with gold
 character spans; ``categories.json`` adds wordings), so a user with labelled questions over
 their own documents can train their own scorer. Defaults come from
 :class:`~citeguard.evaluation.train_pairs.PairSettings` and
-:class:`~citeguard.evaluation.train_scorer.TrainSettings`.
+:class:`~citeguard.evaluation.train_cross_encoder.TrainSettings`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import shlex
 import sys
 from typing import Any
 
+from citeguard.evaluation.train_cross_encoder import KINDS, TrainSettings
 from citeguard.evaluation.train_pairs import PairSettings
-from citeguard.evaluation.train_scorer import TrainSettings
 
 OPTIONS = (
     ("epochs", TrainSettings, int, "passes over the training pairs"),
@@ -37,11 +37,18 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``train`` sub-command to the main CLI's subparsers."""
     p: argparse.ArgumentParser = subparsers.add_parser(
         "train",
-        help="train the evidence scorer on a labelled dataset",
+        help="train the evidence scorer or the support verifier on a labelled dataset",
         description=__doc__.split("\n\n")[1].replace("\n", " ") if __doc__ else None,
     )
     p.add_argument("dataset", metavar="DATASET", help="folder with docs/ and questions.jsonl")
     p.add_argument("--out", required=True, metavar="DIR", help="where the weights and report go")
+    p.add_argument(
+        "--kind",
+        choices=KINDS,
+        default="scorer",
+        help="scorer: (question, passage) -> answers it?; verifier: (claim, evidence) -> "
+        "supported? (default: scorer)",
+    )
     for field, owner, kind, text in OPTIONS:
         default = getattr(owner(), field)
         p.add_argument(
@@ -55,7 +62,7 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_train(args: argparse.Namespace) -> int:
     """Train and print the validation metrics; the report is in DIR/report.md."""
-    from citeguard.evaluation.train_scorer import train_evidence_scorer
+    from citeguard.evaluation.train_cross_encoder import train_cross_encoder
 
     chosen = {
         field: getattr(args, field) for field, *_ in OPTIONS if getattr(args, field) is not None
@@ -74,9 +81,10 @@ def run_train(args: argparse.Namespace) -> int:
             bar.update(1)
             bar.set_postfix(loss=f"{loss:.3f}")
 
-    summary = train_evidence_scorer(
+    summary = train_cross_encoder(
         args.dataset,
         args.out,
+        args.kind,
         pairs,
         settings,
         command="citeguard train " + shlex.join(sys.argv[2:]),
@@ -85,7 +93,7 @@ def run_train(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     v = summary["validation"]
-    print(f"validation AUROC {v['auroc']}, by wording {v['auroc_by_wording']}")
+    print(f"validation AUROC {v['auroc']}; by group {v['by_group']}")
     print(f"threshold {v['threshold']:.3f}; report: {args.out}/report.md")
     return 0
 

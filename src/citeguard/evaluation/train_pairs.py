@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
@@ -181,10 +181,3 @@ def build_pairs(
         )
         (validation if is_validation else train).extend(pairs)
     return train, validation
-
-
-def write_pairs(pairs: Iterable[Pair], path: Path) -> None:
-    """One JSON object per line."""
-    with path.open("w", encoding="utf-8") as out:
-        for item in pairs:
-            out.write(json.dumps(asdict(item)) + "\n")

@@ -1,22 +1,29 @@
-"""Train the evidence scorer: a cross-encoder that reads (question, passage) together.
+"""Train the two cross-encoders: the evidence scorer and the support verifier.
 
-The base is the bundled MiniLM embedder's encoder (no model hub), with a one-logit head
-fine-tuned on pairs from :mod:`citeguard.evaluation.train_pairs` with binary cross-entropy,
-AdamW and a linear warm-up and decay, all seeded. Everything runs on CPU.
+- the **evidence scorer** reads (question, passage): does the passage answer the question?
+  Pairs from :mod:`citeguard.evaluation.train_pairs`;
+- the **support verifier** reads (claim, evidence): does the evidence support the claim?
+  Claims and their controlled edits from :mod:`citeguard.evaluation.verifier_pairs`.
+
+Both start from the bundled MiniLM embedder's encoder (no model hub), with a one-logit head
+fine-tuned with binary cross-entropy, AdamW and a linear warm-up and decay, all seeded.
+Everything runs on CPU.
 
 Written to ``OUT``:
 
 - ``model/``: the weights in float16 safetensors (about half the float32 size) and the
   tokenizer, loadable offline with ``transformers``;
-- ``scorer.json``: what was trained on and how (pair and training settings, the command),
+- ``training.json``: what was trained on and how (pair and training settings, the command),
   the metrics on the validation split, the fitted threshold, the weights' sha256, and the
   data's licence;
 - ``report.md`` and ``loss.png``: the training report (loss curve, AUROC overall and on the
   held-out wording, calibration by bins, time and peak memory);
 - ``pairs-train.jsonl`` and ``pairs-validation.jsonl``: the exact pairs.
 
-The threshold is fitted on the validation split of the training dataset: the lowest score
-at which passages judged answering are right at least ``target_precision`` of the time.
+Thresholds are fitted on the validation split of the training dataset. The scorer's: the
+lowest score at which passages judged answering are right at least ``target_precision`` of
+the time. The verifier's: the highest score that still keeps ``target_precision`` of the
+supported claims; the report gives the share of each kind of edited claim it rejects.
 """
 
 from __future__ import annotations
@@ -31,17 +38,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from citeguard.evaluation.train_pairs import (
-    HELD_OUT_WORDING,
-    Pair,
-    PairSettings,
-    build_pairs,
-    write_pairs,
-)
+from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
+from citeguard.evaluation.verifier_pairs import build_claims
 from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL, resolve_embedding_model_path
 
 logger = logging.getLogger(__name__)
@@ -114,8 +116,55 @@ def fit_threshold(scores: Sequence[float], labels: Sequence[int], precision: flo
     return best
 
 
-def _sample(pairs: list[Pair], limit: int, rng: random.Random) -> list[Pair]:
+Kind = Literal["scorer", "verifier"]
+KINDS: tuple[Kind, ...] = ("scorer", "verifier")
+
+
+@dataclass(frozen=True)
+class TextPair:
+    """What a cross-encoder reads, whichever model: two texts, a label and a group (the
+    scorer's question wording, the verifier's kind of edit)."""
+
+    first: str
+    second: str
+    label: int
+    group: str
+    doc: str
+
+
+def text_pairs(
+    dataset: str | Path, kind: Kind, settings: PairSettings
+) -> tuple[list[TextPair], list[TextPair]]:
+    """(training, validation) pairs of one kind, split by document."""
+    if kind == "scorer":
+        train, validation = build_pairs(dataset, settings)
+        return (
+            [TextPair(p.question, p.passage, p.label, p.wording, p.doc) for p in train],
+            [TextPair(p.question, p.passage, p.label, p.wording, p.doc) for p in validation],
+        )
+    claims_train, claims_validation = build_claims(dataset, settings)
+    return (
+        [TextPair(c.claim, c.evidence, c.label, c.edit, c.doc) for c in claims_train],
+        [TextPair(c.claim, c.evidence, c.label, c.edit, c.doc) for c in claims_validation],
+    )
+
+
+def keep_threshold(scores: Sequence[float], labels: Sequence[int], keep: float) -> float:
+    """The highest threshold that keeps at least ``keep`` of the positive pairs."""
+    positives = np.sort(np.asarray(scores, dtype=float)[np.asarray(labels) == 1])
+    if not len(positives):
+        return 0.5
+    return float(positives[int(np.floor((1 - keep) * len(positives)))])
+
+
+def _sample(pairs: list[TextPair], limit: int, rng: random.Random) -> list[TextPair]:
     return pairs if len(pairs) <= limit else rng.sample(pairs, limit)
+
+
+def _write_pairs(pairs: Sequence[TextPair], path: Path) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for item in pairs:
+            out.write(json.dumps(asdict(item)) + "\n")
 
 
 class _Scorer:
@@ -128,10 +177,10 @@ class _Scorer:
         self.model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1)
         self.max_length = max_length
 
-    def logits(self, pairs: Sequence[Pair]) -> Any:
+    def logits(self, pairs: Sequence[TextPair]) -> Any:
         batch = self.tokenizer(
-            [p.question for p in pairs],
-            [p.passage for p in pairs],
+            [p.first for p in pairs],
+            [p.second for p in pairs],
             truncation="only_second",
             max_length=self.max_length,
             padding=True,
@@ -139,7 +188,7 @@ class _Scorer:
         )
         return self.model(**batch).logits.squeeze(-1)
 
-    def scores(self, pairs: Sequence[Pair], batch_size: int) -> list[float]:
+    def scores(self, pairs: Sequence[TextPair], batch_size: int) -> list[float]:
         import torch
 
         self.model.eval()
@@ -150,9 +199,10 @@ class _Scorer:
         return out
 
 
-def train_evidence_scorer(
+def train_cross_encoder(
     dataset: str | Path,
     out: str | Path,
+    kind: Kind = "scorer",
     pair_settings: PairSettings | None = None,
     settings: TrainSettings | None = None,
     command: str = "",
@@ -161,7 +211,7 @@ def train_evidence_scorer(
     """Build pairs, train, evaluate on the validation split, write everything to ``out``.
 
     Returns:
-        The contents of ``scorer.json``.
+        The contents of ``training.json``.
     """
     import torch
     from transformers import get_linear_schedule_with_warmup
@@ -173,9 +223,9 @@ def train_evidence_scorer(
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(settings.seed)
     torch.manual_seed(settings.seed)
-    train_pairs, validation_pairs = build_pairs(dataset, pair_settings)
-    write_pairs(train_pairs, folder / "pairs-train.jsonl")
-    write_pairs(validation_pairs, folder / "pairs-validation.jsonl")
+    train_pairs, validation_pairs = text_pairs(dataset, kind, pair_settings)
+    _write_pairs(train_pairs, folder / "pairs-train.jsonl")
+    _write_pairs(validation_pairs, folder / "pairs-validation.jsonl")
     chosen = _sample(train_pairs, settings.max_train_pairs, rng)
     logger.info(
         "%d training pairs (of %d), %d validation",
@@ -213,20 +263,37 @@ def train_evidence_scorer(
 
     scores = scorer.scores(validation_pairs, settings.batch_size * 2)
     labels = [p.label for p in validation_pairs]
-    threshold = fit_threshold(scores, labels, settings.target_precision)
-    by_wording: dict[str, float | None] = {}
-    for name in sorted({p.wording for p in validation_pairs}):
+    if kind == "scorer":
+        threshold = fit_threshold(scores, labels, settings.target_precision)
+    else:
+        threshold = keep_threshold(scores, labels, settings.target_precision)
+    positive_scores = [s for s, y in zip(scores, labels, strict=True) if y == 1]
+    by_group: dict[str, dict[str, float | None]] = {}
+    for name in sorted({p.group for p in validation_pairs}):
         rows = [
-            (s, p.label) for s, p in zip(scores, validation_pairs, strict=True) if p.wording == name
+            (s, p.label) for s, p in zip(scores, validation_pairs, strict=True) if p.group == name
         ]
-        by_wording[name] = auroc([s for s, _ in rows], [y for _, y in rows])
+        negatives = [s for s, y in rows if y == 0]
+        by_group[name] = {
+            # The scorer's wordings hold both labels; a verifier edit is scored against
+            # every supported claim.
+            "auroc": auroc([s for s, _ in rows], [y for _, y in rows])
+            if kind == "scorer"
+            else auroc(
+                positive_scores + negatives, [1] * len(positive_scores) + [0] * len(negatives)
+            ),
+            "rejected_at_threshold": float(np.mean([s < threshold for s in negatives]))
+            if negatives
+            else None,
+        }
+    kept = float(np.mean([s >= threshold for s in positive_scores])) if positive_scores else None
 
     model_dir = folder / "model"
     scorer.model.half().save_pretrained(str(model_dir), safe_serialization=True)
     scorer.tokenizer.save_pretrained(str(model_dir))
     weights = model_dir / "model.safetensors"
     summary: dict[str, Any] = {
-        "kind": "evidence-scorer",
+        "kind": kind,
         "dataset": str(dataset),
         "command": command,
         "pair_settings": asdict(pair_settings),
@@ -238,9 +305,10 @@ def train_evidence_scorer(
         },
         "validation": {
             "auroc": auroc(scores, labels),
-            "auroc_by_wording": by_wording,
-            "held_out_wording": HELD_OUT_WORDING,
+            "by_group": by_group,
+            "held_out_wording": HELD_OUT_WORDING if kind == "scorer" else None,
             "threshold": threshold,
+            "positives_kept_at_threshold": kept,
             "target_precision": settings.target_precision,
             "calibration": calibration(scores, labels),
         },
@@ -251,7 +319,7 @@ def train_evidence_scorer(
         "weights_bytes": weights.stat().st_size,
         "licence": LICENCE,
     }
-    (folder / "scorer.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (folder / "training.json").write_text(json.dumps(summary, indent=2) + "\n")
     _write_report(folder, summary, losses)
     return summary
 
@@ -279,14 +347,16 @@ def _write_report(folder: Path, summary: dict[str, Any], losses: list[float]) ->
         logger.warning("no loss.png: %s", exc)
     v = summary["validation"]
     lines = [
-        "# Evidence scorer: training report",
+        f"# {'Evidence scorer' if summary['kind'] == 'scorer' else 'Support verifier'}: "
+        "training report",
         "",
         f"- dataset: `{summary['dataset']}`; command: `{summary['command']}`",
         f"- pairs: {summary['pairs']}",
         f"- validation AUROC: {v['auroc']}",
-        f"- AUROC by wording ({v['held_out_wording']} held out of training): "
-        f"{v['auroc_by_wording']}",
-        f"- threshold at precision {v['target_precision']}: {v['threshold']:.3f}",
+        f"- by {'wording' if summary['kind'] == 'scorer' else 'edit'}"
+        f" (held out of training: {v['held_out_wording']}): {v['by_group']}",
+        f"- threshold {v['threshold']:.3f} (target {v['target_precision']}); positives kept "
+        f"at it: {v['positives_kept_at_threshold']}",
         f"- time: {summary['seconds']:.0f} s (training {summary['train_seconds']:.0f} s); "
         f"peak memory {summary['peak_memory_mb']:.0f} MB",
         f"- weights: {summary['weights_bytes']:,} bytes, sha256 `{summary['weights_sha256']}`",
