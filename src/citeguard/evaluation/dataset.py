@@ -80,8 +80,13 @@ def _parse_line(raw: dict[str, Any], where: str) -> Question:
     )
 
 
-def load_questions(path: str | Path) -> list[Question]:
-    """Read questions.jsonl (or a dataset folder holding it); errors name file and line."""
+def load_questions(path: str | Path, unique_ids: bool = True) -> list[Question]:
+    """Read questions.jsonl (or a dataset folder holding it); errors name file and line.
+
+    ``unique_ids``: a repeated id is an error (evaluation results are keyed by id);
+    training, which keys nothing by id, reads datasets whose ids repeat (cuad-train
+    shortens long ids) with it off.
+    """
     path = Path(path)
     if path.is_dir():
         path = path / "questions.jsonl"
@@ -100,7 +105,7 @@ def load_questions(path: str | Path) -> list[Question]:
         if not isinstance(raw, dict):
             raise DatasetError(f"{where}: expected a JSON object")
         question = _parse_line(raw, where)
-        if question.id in seen:
+        if unique_ids and question.id in seen:
             raise DatasetError(f"{where}: duplicate id {question.id!r}")
         seen.add(question.id)
         questions.append(question)

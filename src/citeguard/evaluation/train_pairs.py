@@ -19,6 +19,7 @@ character spans), reproducibly from a seed:
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Sequence
@@ -116,8 +117,15 @@ HELD_OUT_WORDING = "description"
 """Never used for training: validation pairs in this wording measure unseen phrasing."""
 
 
+@functools.lru_cache(maxsize=200_000)
+def _tokens(text: str) -> frozenset[str]:
+    """Token sets of passages and questions, computed once: every question of a document
+    is compared with each of its passages."""
+    return frozenset(token_set(text))
+
+
 def _overlap(question: str, passage: Passage) -> int:
-    return len(token_set(question) & token_set(passage.text))
+    return len(_tokens(question) & _tokens(passage.text))
 
 
 def question_pairs(
@@ -162,7 +170,7 @@ def build_pairs(
     """(training pairs, validation pairs) for a dataset, split by document."""
     settings = settings or PairSettings()
     root = Path(dataset)
-    questions = [q for q in load_questions(root / "questions.jsonl") if q.doc]
+    questions = [q for q in load_questions(root / "questions.jsonl", unique_ids=False) if q.doc]
     categories_file = root / "categories.json"
     categories = json.loads(categories_file.read_text()) if categories_file.exists() else {}
     rng = random.Random(settings.seed)

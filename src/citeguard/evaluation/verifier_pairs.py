@@ -171,7 +171,7 @@ def build_claims(
     """(training claims, validation claims), split by document as the scorer's pairs are."""
     settings = settings or PairSettings()
     root = Path(dataset)
-    questions = [q for q in load_questions(root) if q.doc and q.answerable]
+    questions = [q for q in load_questions(root, unique_ids=False) if q.doc and q.answerable]
     validation_docs = validation_documents(questions, settings)
     folder = dataset_docs_dir(root)
     rng = random.Random(settings.seed)
