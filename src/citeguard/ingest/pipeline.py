@@ -237,9 +237,9 @@ def ingest_paths(
         summary.skipped.extend((str(p), reason) for p, reason in discovery_skips)
         if allowed_roots is not None:
             roots = [root.resolve() for root in allowed_roots]
-            outside = [f for f in files if not any(f.resolve().is_relative_to(r) for r in roots)]
-            summary.skipped.extend((str(f), OUTSIDE_ROOTS) for f in outside)
-            files = [f for f in files if f not in outside]
+            inside = {f: any(f.resolve().is_relative_to(r) for r in roots) for f in files}
+            summary.skipped.extend((str(f), OUTSIDE_ROOTS) for f, ok in inside.items() if not ok)
+            files = [f for f in files if inside[f]]
         summary.files_seen = len(files)
 
         new_docs: list[_NewDocument] = []
