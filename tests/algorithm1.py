@@ -1,12 +1,22 @@
-"""The shape of the answer graph that Algorithm 1 prescribes (shared by the drawing tests)."""
+"""The shape of the answer graph: Algorithm 1, plus the answer from the evidence scorer's
+passage before a refusal (shared by the drawing tests)."""
 
-NODES = {"retrieve", "sufficiency_check", "generate", "validate", "regenerate", "refuse"}
+NODES = {
+    "retrieve",
+    "sufficiency_check",
+    "generate",
+    "validate",
+    "regenerate",
+    "answer_from_passage",
+    "refuse",
+}
 # Plain edges for the fixed order, conditional edges for the two decisions.
 PLAIN_EDGES = {
     ("__start__", "retrieve"),
     ("retrieve", "sufficiency_check"),
     ("generate", "validate"),
     ("regenerate", "validate"),
+    ("answer_from_passage", "validate"),
     ("refuse", "__end__"),
 }
 CONDITIONAL_EDGES = {
@@ -15,4 +25,5 @@ CONDITIONAL_EDGES = {
     ("validate", "__end__"),
     ("validate", "regenerate"),
     ("validate", "refuse"),
+    ("validate", "answer_from_passage"),
 }

@@ -21,6 +21,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"llm"}),
     frozenset({"index"}),
     frozenset({"ingest"}),
+    frozenset({"learned"}),
     frozenset({"validate"}),
     frozenset({"generate"}),
     frozenset({"graph"}),

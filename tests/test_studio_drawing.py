@@ -40,7 +40,7 @@ def test_drawing_matches_the_citeguard_graph_command(capsys: pytest.CaptureFixtu
     )
 
 
-def test_graph_has_exactly_the_six_nodes_and_algorithm_1_edges() -> None:
+def test_graph_has_exactly_the_seven_nodes_and_their_edges() -> None:
     graph = compile_graph(Resources()).get_graph()
     assert set(graph.nodes) - {"__start__", "__end__"} == NODES
     edges = [(e.source, e.target, e.conditional) for e in graph.edges]

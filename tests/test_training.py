@@ -10,10 +10,13 @@ import json
 from pathlib import Path
 
 import pytest
+from safetensors.torch import load_file
 
 from citeguard.evaluation.train_cross_encoder import TrainSettings, auroc, fit_threshold
-from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs, passages
+from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
+from citeguard.learned.cross_encoder import EMBEDDINGS_PREFIX, WEIGHTS_FILE, CrossEncoder
 from citeguard.serve import cli
+from citeguard.text.passages import passages
 
 CLAUSES = {
     "Governing Law": "This Agreement shall be governed by the laws of the State of {state}.",
@@ -100,8 +103,6 @@ def test_auroc_and_threshold() -> None:
 
 @pytest.mark.integration
 def test_train_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from transformers import AutoModelForSequenceClassification
-
     dataset = make_dataset(tmp_path / "data")
     out = tmp_path / "scorer"
     code = cli.main(
@@ -116,8 +117,14 @@ def test_train_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert 0.0 <= summary["validation"]["threshold"] <= 1.0
     assert (out / "report.md").read_text().startswith("# Evidence scorer")
     assert (out / "loss.png").stat().st_size > 0
-    model = AutoModelForSequenceClassification.from_pretrained(str(out / "model"))
-    assert model.config.num_labels == 1
+    loaded = CrossEncoder(out / "model")
+    assert loaded.threshold == summary["validation"]["threshold"]
+    assert loaded.description["weights_sha256"] == summary["weights_sha256"]
+    saved = load_file(str(out / "model" / WEIGHTS_FILE))
+    assert saved and not any(name.startswith(EMBEDDINGS_PREFIX) for name in saved)
+    assert {str(t.dtype) for t in saved.values()} == {"torch.float16"}
+    scores = loaded.scores([("Which law governs?", "Governed by the laws of Texas."), ("a", "b")])
+    assert scores.shape == (2,) and ((scores > 0) & (scores < 1)).all()
     assert "validation AUROC" in capsys.readouterr().out
     assert TrainSettings().base_model in summary["train_settings"]["base_model"]
 

@@ -6,7 +6,6 @@ import random
 from pathlib import Path
 
 from citeguard.evaluation.dataset import GoldSpan, Question
-from citeguard.evaluation.train_pairs import passages
 from citeguard.evaluation.verifier_pairs import (
     change_number,
     claims_for,
@@ -15,6 +14,7 @@ from citeguard.evaluation.verifier_pairs import (
     relabel,
     swap_roles,
 )
+from citeguard.text.passages import passages
 
 CONTRACT = (
     'This License Agreement is made by Acme Corp. (the "Licensor") and Beta LLC ("Licensee"). '

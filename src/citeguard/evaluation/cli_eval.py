@@ -40,6 +40,10 @@ EVAL_OPTIONS = (
     ContextOption("relevance_check"),
     ContextOption("challenge_refusals"),
     ContextOption("opening_source"),
+    ContextOption("scorer_rerank"),
+    ContextOption("scorer_sufficiency"),
+    ContextOption("scorer_answer"),
+    ContextOption("support_judge"),
     ContextOption("embedding_model"),
 )
 """The settings ``citeguard eval`` offers, as options generated from their Context fields."""

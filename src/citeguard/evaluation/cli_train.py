@@ -60,6 +60,10 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+PROGRESS_EVERY = 50
+"""Without a terminal (a log file), one progress line per this many steps."""
+
+
 def run_train(args: argparse.Namespace) -> int:
     """Train and print the validation metrics; the report is in DIR/report.md."""
     from citeguard.evaluation.train_cross_encoder import train_cross_encoder
@@ -80,6 +84,8 @@ def run_train(args: argparse.Namespace) -> int:
             bar.total = total
             bar.update(1)
             bar.set_postfix(loss=f"{loss:.3f}")
+        elif step % PROGRESS_EVERY == 0 or step == total:
+            print(f"training: step {step}/{total}, loss {loss:.3f}", file=sys.stderr, flush=True)
 
     summary = train_cross_encoder(
         args.dataset,

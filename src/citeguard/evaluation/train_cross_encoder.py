@@ -11,8 +11,9 @@ Everything runs on CPU.
 
 Written to ``OUT``:
 
-- ``model/``: the weights in float16 safetensors (about half the float32 size) and the
-  tokenizer, loadable offline with ``transformers``;
+- ``model/``: the trained weights in float16 without the (untrained) embeddings, and
+  ``model.json`` with the threshold: what :class:`citeguard.learned.cross_encoder.CrossEncoder`
+  loads, and what ``src/citeguard/learned/weights/`` ships;
 - ``training.json``: what was trained on and how (pair and training settings, the command),
   the metrics on the validation split, the fitted threshold, the weights' sha256, and the
   data's licence;
@@ -28,7 +29,6 @@ supported claims; the report gives the share of each kind of edited claim it rej
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -44,7 +44,13 @@ import numpy as np
 
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
 from citeguard.evaluation.verifier_pairs import build_claims
-from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL, resolve_embedding_model_path
+from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL
+from citeguard.learned.cross_encoder import (
+    CrossEncoder,
+    base_classifier,
+    freeze_embeddings,
+    save_cross_encoder,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +73,11 @@ class TrainSettings:
     max_train_pairs: int = 20_000
     """Pairs drawn (seeded) from all training pairs: bounds CPU time."""
     target_precision: float = 0.9
+    """The scorer's threshold: passages above it answer this share of the time; the
+    verifier's: it keeps this share of the supported claims."""
+    recall_keep: float = 0.95
+    """The lower threshold keeps this share of the positive pairs (the scorer's refusal
+    floor: below it, a passage is taken not to answer)."""
     seed: int = 13
 
 
@@ -170,33 +181,21 @@ def _write_pairs(pairs: Sequence[TextPair], path: Path) -> None:
 class _Scorer:
     """The cross-encoder under training: tokenizer, model, and batched scoring."""
 
-    def __init__(self, base: Path, max_length: int) -> None:
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-        self.tokenizer = AutoTokenizer.from_pretrained(str(base))
-        self.model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1)
+    def __init__(self, base_model: str, max_length: int) -> None:
+        self.tokenizer, self.model = base_classifier(base_model)
+        freeze_embeddings(self.model)
         self.max_length = max_length
 
     def logits(self, pairs: Sequence[TextPair]) -> Any:
         batch = self.tokenizer(
             [p.first for p in pairs],
             [p.second for p in pairs],
-            truncation="only_second",
+            truncation="longest_first",
             max_length=self.max_length,
             padding=True,
             return_tensors="pt",
         )
         return self.model(**batch).logits.squeeze(-1)
-
-    def scores(self, pairs: Sequence[TextPair], batch_size: int) -> list[float]:
-        import torch
-
-        self.model.eval()
-        out: list[float] = []
-        with torch.no_grad():
-            for i in range(0, len(pairs), batch_size):
-                out.extend(torch.sigmoid(self.logits(pairs[i : i + batch_size])).tolist())
-        return out
 
 
 def train_cross_encoder(
@@ -234,8 +233,9 @@ def train_cross_encoder(
         len(validation_pairs),
     )
 
-    scorer = _Scorer(resolve_embedding_model_path(settings.base_model), settings.max_length)
-    optimizer = torch.optim.AdamW(scorer.model.parameters(), lr=settings.learning_rate)
+    scorer = _Scorer(settings.base_model, settings.max_length)
+    trainable = [p for p in scorer.model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=settings.learning_rate)
     steps = settings.epochs * math.ceil(len(chosen) / settings.batch_size)
     schedule = get_linear_schedule_with_warmup(
         optimizer, int(steps * settings.warmup_share), max(steps, 1)
@@ -261,12 +261,18 @@ def train_cross_encoder(
                 on_step(step, steps, losses[-1])
     train_seconds = time.perf_counter() - started
 
-    scores = scorer.scores(validation_pairs, settings.batch_size * 2)
+    # Measured on what ships: the weights as saved (float16, embeddings from the base
+    # model), loaded the way the graph loads them.
+    model_dir = folder / "model"
+    save_cross_encoder(scorer.model, model_dir, settings.base_model, settings.max_length, {})
+    shipped = CrossEncoder(model_dir, batch_size=settings.batch_size * 2)
+    scores = shipped.scores([(p.first, p.second) for p in validation_pairs]).tolist()
     labels = [p.label for p in validation_pairs]
     if kind == "scorer":
         threshold = fit_threshold(scores, labels, settings.target_precision)
     else:
         threshold = keep_threshold(scores, labels, settings.target_precision)
+    recall_threshold = keep_threshold(scores, labels, settings.recall_keep)
     positive_scores = [s for s, y in zip(scores, labels, strict=True) if y == 1]
     by_group: dict[str, dict[str, float | None]] = {}
     for name in sorted({p.group for p in validation_pairs}):
@@ -288,10 +294,6 @@ def train_cross_encoder(
         }
     kept = float(np.mean([s >= threshold for s in positive_scores])) if positive_scores else None
 
-    model_dir = folder / "model"
-    scorer.model.half().save_pretrained(str(model_dir), safe_serialization=True)
-    scorer.tokenizer.save_pretrained(str(model_dir))
-    weights = model_dir / "model.safetensors"
     summary: dict[str, Any] = {
         "kind": kind,
         "dataset": str(dataset),
@@ -309,16 +311,32 @@ def train_cross_encoder(
             "held_out_wording": HELD_OUT_WORDING if kind == "scorer" else None,
             "threshold": threshold,
             "positives_kept_at_threshold": kept,
+            "recall_threshold": recall_threshold,
+            "recall_keep": settings.recall_keep,
             "target_precision": settings.target_precision,
             "calibration": calibration(scores, labels),
         },
         "seconds": time.perf_counter() - started,
         "train_seconds": train_seconds,
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "weights_sha256": hashlib.sha256(weights.read_bytes()).hexdigest(),
-        "weights_bytes": weights.stat().st_size,
         "licence": LICENCE,
     }
+    saved = save_cross_encoder(
+        scorer.model,
+        model_dir,
+        settings.base_model,
+        settings.max_length,
+        {
+            "kind": kind,
+            "threshold": threshold,
+            "recall_threshold": recall_threshold,
+            "validation_auroc": summary["validation"]["auroc"],
+            "command": command,
+            "licence": LICENCE,
+        },
+    )
+    summary["weights_sha256"] = saved["weights_sha256"]
+    summary["weights_bytes"] = saved["weights_bytes"]
     (folder / "training.json").write_text(json.dumps(summary, indent=2) + "\n")
     _write_report(folder, summary, losses)
     return summary
@@ -356,7 +374,8 @@ def _write_report(folder: Path, summary: dict[str, Any], losses: list[float]) ->
         f"- by {'wording' if summary['kind'] == 'scorer' else 'edit'}"
         f" (held out of training: {v['held_out_wording']}): {v['by_group']}",
         f"- threshold {v['threshold']:.3f} (target {v['target_precision']}); positives kept "
-        f"at it: {v['positives_kept_at_threshold']}",
+        f"at it: {v['positives_kept_at_threshold']}; lower threshold {v['recall_threshold']:.3f} "
+        f"(keeps {v['recall_keep']} of the positives)",
         f"- time: {summary['seconds']:.0f} s (training {summary['train_seconds']:.0f} s); "
         f"peak memory {summary['peak_memory_mb']:.0f} MB",
         f"- weights: {summary['weights_bytes']:,} bytes, sha256 `{summary['weights_sha256']}`",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
-from citeguard.text.sentences import split_sentences
+from citeguard.text.passages import Passage, passages
 from citeguard.text.tokens import token_set
 
 GENERIC_TEMPLATES = (
@@ -35,15 +35,6 @@ GENERIC_TEMPLATES = (
     "Is there anything in this document on {topic}?",
 )
 """Wordings of our own, filled with a category's name in lower case."""
-
-
-@dataclass(frozen=True)
-class Passage:
-    """A run of whole sentences of one document: ``text == document[start:end]``."""
-
-    text: str
-    start: int
-    end: int
 
 
 @dataclass(frozen=True)
@@ -69,25 +60,6 @@ class PairSettings:
     random_negatives: int = 2
     validation_share: float = 0.1
     seed: int = 13
-
-
-def passages(text: str, max_words: int) -> list[Passage]:
-    """Consecutive sentences grouped into passages of at most ``max_words`` words (a longer
-    sentence is a passage of its own)."""
-    out: list[Passage] = []
-    start = end = words = 0
-    for sentence in split_sentences(text):
-        n = len(sentence.text.split())
-        if words and words + n > max_words:
-            out.append(Passage(text[start:end], start, end))
-            words = 0
-        if not words:
-            start = sentence.start
-        end = sentence.end
-        words += n
-    if words:
-        out.append(Passage(text[start:end], start, end))
-    return out
 
 
 def holds_gold(passage: Passage, spans: Sequence[tuple[int, int]]) -> bool:

@@ -25,13 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
-from citeguard.evaluation.train_pairs import (
-    PairSettings,
-    Passage,
-    holds_gold,
-    passages,
-    validation_documents,
-)
+from citeguard.evaluation.train_pairs import PairSettings, holds_gold, validation_documents
+from citeguard.text.passages import Passage, passages
 from citeguard.text.quantities import extract_quantities
 from citeguard.text.sentences import split_sentences
 

@@ -2,6 +2,7 @@
 
 retrieve -> sufficiency_check -> generate -> validate -> END (validated answer)
                      |                          |-> regenerate -> validate (bounded)
+                     |                          |-> answer_from_passage -> validate (once)
                      +-> refuse <---------------+
 """
 
@@ -13,11 +14,12 @@ from langgraph.graph import END, START, StateGraph
 
 from citeguard.graph.acceptance import VALIDATED, Acceptance
 from citeguard.graph.context import Context
+from citeguard.graph.nodes.answer_from_passage import make_answer_from_passage
 from citeguard.graph.nodes.generate import make_generate
 from citeguard.graph.nodes.refuse import make_refuse
 from citeguard.graph.nodes.regenerate import make_regenerate
 from citeguard.graph.nodes.retrieve import make_retrieve
-from citeguard.graph.nodes.sufficiency import sufficiency_check
+from citeguard.graph.nodes.sufficiency import make_sufficiency_check
 from citeguard.graph.nodes.validate import make_validate
 from citeguard.graph.resources import Resources, default_resources, served_resources
 from citeguard.graph.routing import after_sufficiency, after_validate
@@ -40,10 +42,11 @@ def build_graph(
         State, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
     builder.add_node("retrieve", make_retrieve(res, acceptance))
-    builder.add_node("sufficiency_check", sufficiency_check)
+    builder.add_node("sufficiency_check", make_sufficiency_check(res))
     builder.add_node("generate", make_generate(res))
     builder.add_node("validate", make_validate(res, acceptance))
     builder.add_node("regenerate", make_regenerate(res))
+    builder.add_node("answer_from_passage", make_answer_from_passage(res))
     builder.add_node("refuse", make_refuse(res))
 
     builder.add_edge(START, "retrieve")
@@ -52,6 +55,7 @@ def build_graph(
     builder.add_edge("generate", "validate")
     builder.add_conditional_edges("validate", after_validate)
     builder.add_edge("regenerate", "validate")
+    builder.add_edge("answer_from_passage", "validate")
     builder.add_edge("refuse", END)
     return builder
 

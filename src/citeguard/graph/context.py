@@ -24,6 +24,7 @@ from citeguard.index.search import SearchMode
 from citeguard.validate.settings import ValidationLevel, ValidationSettings
 
 RetrievalMode = SearchMode
+SupportJudge = Literal["llm", "verifier"]
 RunValidationLevel = Literal[ValidationLevel, "off"]
 """The validator's levels, and "off" (accepted only by the evaluation harness)."""
 
@@ -94,6 +95,28 @@ class Context:
             "Heuristic reranker (query overlap + legal cue words); off in the paper's final system."
         ),
     )
+    scorer_rerank: bool = field(
+        default=False,
+        metadata=_doc(
+            "Order the retrieved chunks by the trained evidence scorer (the best passage's "
+            "P(answers the question)) before the sources are chosen."
+        ),
+    )
+    scorer_sufficiency: bool = field(
+        default=False,
+        metadata=_doc(
+            "Refuse before any model call when no source has a passage that the trained "
+            "evidence scorer rates at least its refusal threshold (fitted on cuad-train)."
+        ),
+    )
+    scorer_answer: bool = field(
+        default=False,
+        metadata=_doc(
+            "When the model refuses, or its answers fail validation, while a source has a "
+            "passage that the evidence scorer rates at least its answer threshold: answer with "
+            "that passage's own sentences, cited and validated like any answer."
+        ),
+    )
     min_dense_score: float = field(
         default=0.20,
         metadata=_doc(
@@ -131,6 +154,15 @@ class Context:
     )
     semantic_threshold: float = field(
         default=0.40, metadata=_doc("Minimum embedding cosine between sentence and cited evidence.")
+    )
+    support_judge: SupportJudge = field(
+        default="llm",
+        metadata=_doc(
+            "Judge level: who judges. llm: the local model, for support and relevance. "
+            "verifier: the trained support verifier for support and the trained evidence "
+            "scorer for relevance, each at its own fitted threshold; no local model is "
+            "needed, whatever model writes the answers."
+        ),
     )
     judge_threshold: float = field(
         default=0.5,
@@ -203,7 +235,13 @@ class Context:
                 raise InvalidSettingError(f"{name}={value!r}: must be a number")
             if not 0.0 <= value <= 1.0 and name != "min_dense_score":
                 raise InvalidSettingError(f"{name}={value!r}: must be between 0 and 1")
-        for name in ("rerank", "opening_source"):
+        for name in (
+            "rerank",
+            "opening_source",
+            "scorer_rerank",
+            "scorer_sufficiency",
+            "scorer_answer",
+        ):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidSettingError(f"{name}={getattr(self, name)!r}: must be true or false")
 
@@ -219,6 +257,10 @@ class Context:
                 f"unknown setting(s): {', '.join(unknown)}; known: {sorted(known)}"
             )
         return cls(**{k: v for k, v in values.items() if v is not None})
+
+    def uses_evidence_scorer(self) -> bool:
+        """Whether retrieval scores the sources' passages with the trained evidence scorer."""
+        return self.scorer_rerank or self.scorer_sufficiency or self.scorer_answer
 
     def with_overrides(self, **values: Any) -> Context:
         return replace(self, **{k: v for k, v in values.items() if v is not None})
@@ -244,6 +286,7 @@ class Context:
             lexical_threshold=self.lexical_threshold,
             semantic_threshold=self.semantic_threshold,
             judge_threshold=self.judge_threshold,
+            relevance_threshold=self.judge_threshold,
             judge_evidence_words=self.judge_evidence_words,
             relevance_check=self.relevance_check,
             challenge_refusals=self.challenge_refusals,

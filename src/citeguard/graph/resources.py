@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextvars
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +23,15 @@ from citeguard.graph.access import ServerAccess
 from citeguard.graph.context import Context
 from citeguard.graph.drafts import DraftStore
 from citeguard.index.embedding_cache import CachedEmbed
+from citeguard.learned.evidence import best_passage_score
 from citeguard.llm.model_work import WorkCounter, work_counter_of
 from citeguard.validate.validator import JudgeFn, RelevanceFn
 
 if TYPE_CHECKING:
     from citeguard.generate.trimming import StoredVectors
+    from citeguard.learned.evidence import PairScorer
     from citeguard.llm.judge import LocalJudge
+    from citeguard.validate.settings import ValidationSettings
 
 
 class Resources:
@@ -47,6 +51,10 @@ class Resources:
             else a new one, so graphs with other resources never share it.
         access: for served graphs, the operator's policy (asked at each run) on which
             indexes a run may name (``citeguard.graph.access``); None: any index.
+        evidence_scorer: (question, passage) -> P(answers) with its thresholds; default:
+            the trained scorer shipped with the package (tests pass fakes).
+        support_verifier: (claim, evidence) -> P(supported) with its threshold; default:
+            the trained verifier shipped with the package.
     """
 
     def __init__(
@@ -59,6 +67,8 @@ class Resources:
         drafts: DraftStore | None = None,
         model_work: WorkCounter | None = None,
         access: Callable[[], ServerAccess | None] | None = None,
+        evidence_scorer: PairScorer | None = None,
+        support_verifier: PairScorer | None = None,
     ) -> None:
         self._chat_model = chat_model
         self._searcher = searcher
@@ -70,6 +80,8 @@ class Resources:
             model_work = work_counter_of(chat_model) or WorkCounter()
         self.model_work = model_work
         self._access = access
+        self._evidence_scorer = evidence_scorer
+        self._support_verifier = support_verifier
         self._local_judge: LocalJudge | None = None
         self._lock = threading.Lock()
         self._searchers: dict[tuple[str, str], tuple[int, Any]] = {}
@@ -182,10 +194,40 @@ class Resources:
                 self._chat_models[spec] = build_chat_model(spec, work=self.model_work)
             return self._chat_models[spec]
 
+    # -- trained models ---------------------------------------------------------------
+    def evidence_scorer(self) -> PairScorer | None:
+        """The evidence scorer (None when the shipped one cannot load: warned once)."""
+        if self._evidence_scorer is not None:
+            return self._evidence_scorer
+        from citeguard.learned.shipped import shipped_model
+
+        return shipped_model("scorer")
+
+    def support_verifier(self) -> PairScorer | None:
+        """The support verifier (None when the shipped one cannot load: warned once)."""
+        if self._support_verifier is not None:
+            return self._support_verifier
+        from citeguard.learned.shipped import shipped_model
+
+        return shipped_model("verifier")
+
+    def _learned_judges(self, ctx: Context) -> tuple[PairScorer, PairScorer] | None:
+        """(verifier, scorer) when the run's judge is the trained models and both load."""
+        if ctx.support_judge != "verifier":
+            return None
+        verifier, scorer = self.support_verifier(), self.evidence_scorer()
+        if verifier is None or scorer is None:
+            return None  # the fallback: the local model judges (the warning said so)
+        return verifier, scorer
+
     # -- judge -----------------------------------------------------------------------
     def judge(self, ctx: Context) -> JudgeFn | None:
         if ctx.validation_level != "judge":
             return None
+        learned = self._learned_judges(ctx)
+        if learned is not None:
+            verifier = learned[0]
+            return lambda claim, evidence: best_passage_score(verifier, claim, evidence)
         if self._judge is not None:
             return self._judge
         return self.local_support_probability
@@ -193,9 +235,25 @@ class Resources:
     def relevance(self, ctx: Context) -> RelevanceFn | None:
         if ctx.validation_level != "judge" or not ctx.relevance_check:
             return None
+        learned = self._learned_judges(ctx)
+        if learned is not None:
+            scorer = learned[1]
+            return lambda question, evidence: best_passage_score(scorer, question, evidence)
         if self._relevance is not None:
             return self._relevance
         return self.local_answers_question_probability
+
+    def judged_settings(self, ctx: Context, settings: ValidationSettings) -> ValidationSettings:
+        """``settings`` with the trained models' own thresholds when they judge the run."""
+        learned = self._learned_judges(ctx) if settings.level == "judge" else None
+        if learned is None:
+            return settings
+        verifier, scorer = learned
+        return replace(
+            settings,
+            judge_threshold=verifier.threshold,
+            relevance_threshold=scorer.recall_threshold,
+        )
 
     def local_support_probability(self, claim: str, evidence: str) -> float:
         """The judge level's judge: the local model's P(the evidence supports the claim).

@@ -12,18 +12,28 @@ def after_sufficiency(state: State) -> Literal["generate", "refuse"]:
     return "generate" if state.get("sufficiency", {}).get("sufficient") else "refuse"
 
 
-def after_validate(state: State) -> Literal["regenerate", "refuse", "__end__"]:
-    """Accept, retry once more, or refuse (Algorithm 1, steps 6-7).
+def after_validate(
+    state: State,
+) -> Literal["regenerate", "answer_from_passage", "refuse", "__end__"]:
+    """Accept, retry once more, quote the scorer's passage, or refuse (Algorithm 1, steps
+    6-7, with the evidence scorer's passage answer before a refusal).
 
     A passing candidate has already been written to the output keys by the validate node,
     so accepting is simply ending. A clean refusal by the model (no strong evidence it
-    ignored) also ends in the refuse node, with reason "model_refused".
+    ignored) ends in the refuse node, with reason "model_refused", unless the evidence
+    scorer found an answering passage (``answering_passage``, set only with
+    ``scorer_answer``): then that passage is quoted and validated, once.
     """
     verdict = state.get("last_validation", {})
     if verdict.get("passed") and not verdict.get("is_refusal"):
         return "__end__"  # langgraph.graph.END, spelled out for the Literal type
-    if verdict.get("is_refusal") and not verdict.get("triggers"):
+    if state.get("passage_answered"):
         return "refuse"
+    instead_of_refusal: Literal["answer_from_passage", "refuse"] = (
+        "answer_from_passage" if state.get("answering_passage") else "refuse"
+    )
+    if verdict.get("is_refusal") and not verdict.get("triggers"):
+        return instead_of_refusal
     if state.get("regenerations", 0) < state.get("max_regenerations", 1):
         return "regenerate"
-    return "refuse"
+    return instead_of_refusal

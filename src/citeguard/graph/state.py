@@ -86,6 +86,12 @@ class State(InputState, OutputState, total=False):  # type: ignore[misc]
     SearchHit as JSON plus a 'page_starts' list for exact page lookup of quotes."""
     sufficiency: dict[str, Any]
     """The sufficiency check's measurements and decision."""
+    answering_passage: dict[str, Any] | None
+    """With ``scorer_answer``: the sources' passage that the evidence scorer rates highest,
+    when it reaches the scorer's answer threshold (its source number ``source``, offsets
+    ``start``/``end`` in that source's text, ``score``); what the passage answer quotes."""
+    passage_answered: bool
+    """Whether the answer from the scorer's passage has been tried for this question."""
     candidate_ref: str
     """Reference to the latest candidate in the graph's draft store (``Resources.drafts``).
     The candidate's text is never put in state: state can surface in stream modes before

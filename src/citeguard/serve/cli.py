@@ -41,6 +41,10 @@ ASK_OPTIONS = (
     ContextOption("relevance_check"),
     ContextOption("challenge_refusals"),
     ContextOption("opening_source", flag="--no-opening-source"),
+    ContextOption("scorer_rerank"),
+    ContextOption("scorer_sufficiency"),
+    ContextOption("scorer_answer"),
+    ContextOption("support_judge"),
 )
 """The settings ``citeguard ask`` offers, as options generated from their Context fields."""
 

@@ -35,7 +35,9 @@ class ValidationSettings:
     semantic_threshold: float
     """Paper: minimum cosine of sentence and cited-source embeddings."""
     judge_threshold: float
-    """Judge: minimum P(supported); also the relevance check's minimum."""
+    """Judge: minimum P(supported)."""
+    relevance_threshold: float
+    """Judge, relevance check: minimum P(a cited source answers the question)."""
     judge_evidence_words: int
     """Judge: 0 = the judge reads each cited source whole; N > 0 = only its sentences
     sharing most of the claim's words, at most N words
@@ -70,6 +72,7 @@ class ValidationSettings:
             "yes_no_question_coverage",
             "repair_margin",
             "judge_threshold",
+            "relevance_threshold",
             "refusal_question_coverage",
         ):
             value = getattr(self, name)

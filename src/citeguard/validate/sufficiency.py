@@ -10,6 +10,9 @@ Decided before any generation, from retrieval alone. The evidence is insufficien
    when they share their first five letters, a cheap stemmer that lets "assign" meet
    "assignment" and "terminate" meet "termination".
 
+4. (with the trained evidence scorer) no passage of the evidence reaches the scorer's
+   refusal threshold ``min_answer_score``: the scorer finds nothing that answers.
+
 The floors are deliberately low: this check only spares the model questions that the
 evidence plainly cannot answer; validation catches the subtler cases.
 """
@@ -50,8 +53,14 @@ def assess_sufficiency(
     min_dense_score: float,
     min_question_coverage: float,
     retrieval_mode: str = "hybrid",
+    min_answer_score: float | None = None,
 ) -> dict[str, Any]:
-    """Apply the rule above; returns the decision with the measurements behind it."""
+    """Apply the rule above; returns the decision with the measurements behind it.
+
+    Args:
+        min_answer_score: the scorer's floor (rule 4), applied to the evidence items'
+            ``answer_score``; None, or evidence without scores: rule 4 is not applied.
+    """
     if not evidence:
         return {
             "sufficient": False,
@@ -73,8 +82,16 @@ def assess_sufficiency(
         "question_coverage": coverage,
         "missing_terms": [t for t in terms if t not in covered],
     }
+    answer_scores = [float(item["answer_score"]) for item in evidence if "answer_score" in item]
+    best_answer = max(answer_scores) if answer_scores else None
+    if best_answer is not None:
+        verdict["best_answer_score"] = best_answer
     if retrieval_mode != "lexical" and max_dense < min_dense_score:
         verdict.update(sufficient=False, reason="low_similarity")
     elif coverage < min_question_coverage:
         verdict.update(sufficient=False, reason="question_terms_absent")
+    elif (
+        min_answer_score is not None and best_answer is not None and best_answer < min_answer_score
+    ):
+        verdict.update(sufficient=False, reason="no_answering_passage")
     return verdict

@@ -46,7 +46,7 @@ Levels (each includes the one before):
     cited sources whole (``judge_evidence_words`` > 0 narrows them to the sentences
     sharing most of the claim's words: faster, but more lenient).
     With ``relevance_check`` on, an answer whose sentences all pass must also cite a source
-    that answers the question: ``relevance(question, source) >= judge_threshold`` for at
+    that answers the question: ``relevance(question, source) >= relevance_threshold`` for at
     least one cited source, else "sources_do_not_answer_question". Support alone lets
     through a true statement about something else ("a late fee of $75" for a question
     about a fee to end the lease early).
@@ -204,7 +204,7 @@ def validate_answer(
         # answer as a whole, and a failing answer is regenerated anyway.
         cited = sorted({n for v in verdicts for n in v.cited_sources})
         relevance_score = max(float(relevance(question, sources[n - 1])) for n in cited)
-        if relevance_score + EPSILON < settings.judge_threshold:
+        if relevance_score + EPSILON < settings.relevance_threshold:
             triggers.append("sources_do_not_answer_question")
             markers = ", ".join(f"[{n}]" for n in cited)
             feedback.append(

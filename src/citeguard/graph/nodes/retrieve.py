@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from citeguard.graph.acceptance import VALIDATED, Acceptance
 from citeguard.graph.context import Context, context_of
 from citeguard.graph.nodes.common import emit, hit_to_evidence
+from citeguard.graph.passage_scores import AnswerScores, answering_passage
 from citeguard.graph.resources import Resources
 from citeguard.graph.state import State
 from citeguard.index.opening import asks_about_front_matter, with_opening
@@ -41,14 +42,24 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
             fusion=ctx.fusion,
             rerank=ctx.rerank,
         )
+        scorer = resources.evidence_scorer() if ctx.uses_evidence_scorer() else None
+        scored = AnswerScores(scorer, state["question"])
+        if scorer is not None and ctx.scorer_rerank:
+            hits = scored.reranked(hits)
         sources = hits[: ctx.context_k]
         if ctx.opening_source and hits and asks_about_front_matter(state["question"]):
             # The opening of the best hit's document: the document the question is about
             # as far as retrieval can tell (the only one when the question is scoped to one).
             opening = searcher.opening_hit(hits[0].chunk.doc, state["question"], ctx.retrieval_mode)
             sources = with_opening(sources, opening, ctx.context_k)
-        retrieved = [hit_to_evidence(hit) for hit in hits]
-        evidence = [hit_to_evidence(hit) for hit in sources]
+        scored.score([*hits, *sources])
+        retrieved = [scored.annotated(hit_to_evidence(hit)) for hit in hits]
+        evidence = [scored.annotated(hit_to_evidence(hit)) for hit in sources]
+        answering = (
+            answering_passage(evidence, scorer.threshold)
+            if scorer is not None and ctx.scorer_answer
+            else None
+        )
         elapsed = time.perf_counter() - started
         emit(runtime, {"event": "retrieved", "sources": len(evidence)})
         # On a thread (checkpointer), state persists between questions: clear what belongs
@@ -57,6 +68,8 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         return {
             "docs": None,
             "sufficiency": {},
+            "answering_passage": answering,
+            "passage_answered": False,
             "candidate_ref": "",
             "selected_ids": None,
             "last_validation": {},

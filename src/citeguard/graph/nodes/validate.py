@@ -38,7 +38,7 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
 
     def validate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime)
-        settings = acceptance.settings(ctx)
+        settings = resources.judged_settings(ctx, acceptance.settings(ctx))
         emit(runtime, {"event": "validating", "attempt": state.get("attempts", 0)})
         started = time.perf_counter()
         evidence = state.get("evidence", [])

@@ -1,0 +1,34 @@
+"""answer_from_passage: quote the evidence scorer's answering passage instead of refusing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from citeguard.generate.passage_answer import passage_answer
+from citeguard.graph.context import Context
+from citeguard.graph.nodes.common import emit
+from citeguard.graph.resources import Resources
+from citeguard.graph.state import State
+
+
+def make_answer_from_passage(resources: Resources) -> Any:
+    """Build the node that drafts the passage answer (validated next, like every draft)."""
+
+    def answer_from_passage(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        passage = state.get("answering_passage") or {}
+        evidence = state.get("evidence", [])
+        source = int(passage.get("source", 0))
+        text = str(evidence[source - 1]["text"]) if 0 < source <= len(evidence) else ""
+        quoted = text[int(passage.get("start", 0)) : int(passage.get("end", 0))]
+        emit(runtime, {"event": "answering_from_passage", "source": source})
+        resources.drafts.discard(state.get("candidate_ref"))
+        return {
+            "candidate_ref": resources.drafts.put(candidate=passage_answer(quoted, source)),
+            "selected_ids": None,
+            "passage_answered": True,
+            "attempts": state.get("attempts", 0) + 1,
+        }
+
+    return answer_from_passage

@@ -1,0 +1,75 @@
+"""The evidence scorer's view of a run's chunks, as it travels in state.
+
+Each retrieved chunk gets ``answer_score`` (its best passage's P(answers the question)) and
+``answer_passage`` (that passage's offsets in the chunk text). The sufficiency check reads
+the scores; the passage answer quotes the best passage when it is good enough.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from citeguard.documents import SearchHit
+from citeguard.learned.evidence import BestPassage, PairScorer, best_passages
+
+
+class AnswerScores:
+    """Scores of one question's chunks, computed once per chunk (None scorer: no scores)."""
+
+    def __init__(self, scorer: PairScorer | None, question: str) -> None:
+        self._scorer = scorer
+        self._question = question
+        self._by_chunk: dict[str, BestPassage] = {}
+
+    def score(self, hits: Sequence[SearchHit]) -> None:
+        """Score the chunks of ``hits`` not yet scored, in one batch."""
+        todo = [hit for hit in hits if hit.chunk.chunk_id not in self._by_chunk]
+        if self._scorer is None or not todo:
+            return
+        found = best_passages(self._scorer, self._question, [hit.chunk.text for hit in todo])
+        for hit, best in zip(todo, found, strict=True):
+            self._by_chunk[hit.chunk.chunk_id] = best
+
+    def reranked(self, hits: Sequence[SearchHit]) -> list[SearchHit]:
+        """``hits`` best-scored first (retrieval order among equal scores)."""
+        self.score(hits)
+        if self._scorer is None:
+            return list(hits)
+        return sorted(hits, key=lambda hit: -self._by_chunk[hit.chunk.chunk_id].score)
+
+    def annotated(self, record: dict[str, Any]) -> dict[str, Any]:
+        """An evidence record with its chunk's score and best passage (scored on demand)."""
+        if self._scorer is None:
+            return record
+        chunk_id = str(record["chunk_id"])
+        if chunk_id not in self._by_chunk:
+            found = best_passages(self._scorer, self._question, [str(record["text"])])[0]
+            self._by_chunk[chunk_id] = found
+        best = self._by_chunk[chunk_id]
+        return {**record, "answer_score": best.score, "answer_passage": [best.start, best.end]}
+
+
+def answering_passage(
+    evidence: Sequence[dict[str, Any]], threshold: float
+) -> dict[str, Any] | None:
+    """The sources' best-scored passage when it reaches ``threshold``, else None."""
+    scored = [(i, item) for i, item in enumerate(evidence) if "answer_score" in item]
+    if not scored:
+        return None
+    index, best = max(scored, key=lambda pair: float(pair[1]["answer_score"]))
+    if float(best["answer_score"]) < threshold:
+        return None
+    start, end = best["answer_passage"]
+    return {
+        "source": index + 1,
+        "start": int(start),
+        "end": int(end),
+        "score": best["answer_score"],
+    }
+
+
+def best_answer_score(evidence: Sequence[dict[str, Any]]) -> float | None:
+    """The highest passage score among the sources (None when they were not scored)."""
+    scores = [float(item["answer_score"]) for item in evidence if "answer_score" in item]
+    return max(scores) if scores else None

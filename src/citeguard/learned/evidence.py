@@ -1,0 +1,70 @@
+"""The evidence scorer applied to retrieved chunks: which passage of which chunk answers?
+
+A chunk (~600 word pieces) is longer than what the scorer reads well, so each chunk is cut
+into the passages it was trained on (whole sentences, at most ``PASSAGE_WORDS`` words) and
+scored by its best passage. The same cut serves the support verifier: a claim is supported
+by a source when one of its passages supports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from citeguard.text.passages import Passage, passages
+
+PASSAGE_WORDS = 80
+"""The passage size of the training pairs (``PairSettings.passage_words``)."""
+
+
+class PairScorer(Protocol):
+    """What scores (first, second) pairs: a :class:`CrossEncoder` or a test's fake."""
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray: ...
+
+    @property
+    def threshold(self) -> float:
+        """Score at which a pair counts as positive, fitted for precision."""
+        ...
+
+    @property
+    def recall_threshold(self) -> float:
+        """Score below which a pair counts as negative, fitted to keep most positives."""
+        ...
+
+
+@dataclass(frozen=True)
+class BestPassage:
+    """A chunk's best passage for a question: its score and where it lies in the chunk."""
+
+    score: float
+    start: int
+    end: int
+
+
+def best_passages(
+    scorer: PairScorer, first: str, texts: Sequence[str], passage_words: int = PASSAGE_WORDS
+) -> list[BestPassage]:
+    """For each text, its best-scoring passage against ``first`` (one batch for all)."""
+    cut: list[list[Passage]] = [
+        passages(text, passage_words) or [Passage(text, 0, len(text))] for text in texts
+    ]
+    flat = [(first, p.text) for parts in cut for p in parts]
+    scores = scorer.scores(flat) if flat else np.zeros(0)
+    out: list[BestPassage] = []
+    offset = 0
+    for parts in cut:
+        chunk_scores = scores[offset : offset + len(parts)]
+        offset += len(parts)
+        best = int(np.argmax(chunk_scores))
+        out.append(BestPassage(float(chunk_scores[best]), parts[best].start, parts[best].end))
+    return out
+
+
+def best_passage_score(scorer: PairScorer, first: str, text: str) -> float:
+    """The score of the best passage of ``text`` against ``first``: P(supported) of a claim
+    by the verifier, P(answers) of a question by the scorer."""
+    return best_passages(scorer, first, [text])[0].score

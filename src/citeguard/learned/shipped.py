@@ -1,0 +1,43 @@
+"""The trained models that ship inside the package, loaded once, with a fallback.
+
+``weights/scorer`` and ``weights/verifier`` hold what ``citeguard train`` wrote for each
+(``docs/models.md`` gives the commands and their sha256). When a model's files are absent
+or fail to load, one warning says so and callers fall back to the checks that need no
+trained model: lexical sufficiency floors, the model's own refusal, the local LLM judge.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from pathlib import Path
+from typing import Literal
+
+from citeguard.errors import ModelUnavailableError
+from citeguard.learned.cross_encoder import CrossEncoder
+
+logger = logging.getLogger(__name__)
+
+LearnedKind = Literal["scorer", "verifier"]
+SHIPPED_WEIGHTS = Path(__file__).resolve().parent / "weights"
+
+_FALLBACK = {
+    "scorer": "retrieval order, the sufficiency floors and the model's own refusals decide",
+    "verifier": "support is judged by the local LLM judge",
+}
+
+
+def shipped_folder(kind: LearnedKind) -> Path:
+    """Where the package keeps the trained ``kind``."""
+    return SHIPPED_WEIGHTS / kind
+
+
+@functools.cache
+def shipped_model(kind: LearnedKind) -> CrossEncoder | None:
+    """The shipped ``kind`` loaded (once per process), or None after one warning."""
+    folder = shipped_folder(kind)
+    try:
+        return CrossEncoder(folder)
+    except (ModelUnavailableError, ImportError, OSError, ValueError, RuntimeError) as exc:
+        logger.warning("the trained %s could not be loaded (%s); %s", kind, exc, _FALLBACK[kind])
+        return None

@@ -1,0 +1,160 @@
+"""The graph paths the trained models add, with fake scorers: rerank, the scorer's
+sufficiency floor, the answer from the scorer's passage, and the verifier as judge.
+Also the fallback when the shipped weights cannot load (one warning)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from citeguard.generate.passage_answer import passage_answer
+from citeguard.generate.prompts import REFUSAL
+from citeguard.graph.answer_graph import compile_graph
+from citeguard.graph.context import Context
+from citeguard.graph.resources import Resources
+from citeguard.learned import shipped
+from graph_fakes import fake_resources
+
+RENT_Q = "When is the monthly rent due?"
+GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
+UNSUPPORTED = "The tenant must mow the lawn every Sunday afternoon [1]."
+
+
+class KeywordScorer:
+    """Scores a pair high when its second text holds the keyword; records every pair."""
+
+    def __init__(
+        self, keyword: str, high: float = 0.95, low: float = 0.05, threshold: float = 0.8
+    ) -> None:
+        self.keyword, self.high, self.low = keyword, high, low
+        self.threshold = threshold
+        self.recall_threshold = 0.3
+        self.pairs: list[tuple[str, str]] = []
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        self.pairs.extend(pairs)
+        return np.array([self.high if self.keyword in second else self.low for _, second in pairs])
+
+
+def run(
+    replies: list[str], scorer: Any = None, verifier: Any = None, **context: Any
+) -> tuple[dict, Resources]:
+    resources = fake_resources(replies)
+    resources._evidence_scorer = scorer
+    resources._support_verifier = verifier
+    result = compile_graph(resources).invoke({"question": RENT_Q}, context=Context(**context))
+    return result, resources
+
+
+def prompts(resources: Resources) -> list[str]:
+    return [str(p) for p in resources._chat_model.prompts]  # type: ignore[union-attr]
+
+
+def test_scorer_rerank_puts_the_answering_chunk_first() -> None:
+    scorer = KeywordScorer("cat")
+    _, resources = run([GOOD], scorer, scorer_rerank=True, context_k=2)
+    prompt = prompts(resources)[0]
+    assert prompt.index("one cat") < prompt.index("monthly rent")
+    _, plain = run([GOOD], scorer, context_k=2)  # off: retrieval order, no scoring
+    assert "one cat" not in prompts(plain)[0]
+
+
+def test_scorer_floor_refuses_before_any_model_call() -> None:
+    scorer = KeywordScorer("no such words", low=0.1)
+    result, resources = run([GOOD], scorer, scorer_sufficiency=True)
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "insufficient_evidence"
+    assert prompts(resources) == []
+    result, _ = run([GOOD], KeywordScorer("no such words", low=0.4), scorer_sufficiency=True)
+    assert result["status"] == "answered"  # 0.4 is above the floor (0.3)
+
+
+def test_model_refusal_becomes_the_scorers_passage_cited_and_validated() -> None:
+    result, resources = run([REFUSAL], KeywordScorer("rent"), scorer_answer=True)
+    assert result["status"] == "answered"
+    assert "first day of each month [1]." in result["answer"]
+    assert result["citations"][0]["pdf_page"] == 2
+    assert result["validation"]["attempts"] == 2
+    assert len(prompts(resources)) == 1
+
+
+def test_failed_answers_end_in_the_passage_after_the_regeneration() -> None:
+    result, resources = run([UNSUPPORTED, UNSUPPORTED], KeywordScorer("rent"), scorer_answer=True)
+    assert result["status"] == "answered"
+    assert "lawn" not in result["answer"]
+    assert result["validation"]["regenerations"] == 1
+    assert len(prompts(resources)) == 2
+
+
+def test_no_passage_above_the_answer_threshold_still_refuses() -> None:
+    result, _ = run([REFUSAL], KeywordScorer("rent", high=0.7), scorer_answer=True)
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "model_refused"
+
+
+def test_a_passage_answer_that_fails_validation_is_refused_without_its_text() -> None:
+    resources = fake_resources([REFUSAL])
+    resources._evidence_scorer = KeywordScorer("rent")
+    resources._judge = lambda claim, evidence: 0.1
+    result = compile_graph(resources).invoke(
+        {"question": RENT_Q}, context=Context(scorer_answer=True)
+    )
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "validation_failed"
+    assert "1,250" not in str(result)
+
+
+def test_the_verifier_judges_at_its_own_threshold_instead_of_the_llm_judge() -> None:
+    verifier = KeywordScorer("rent", high=0.45, threshold=0.4)  # below the LLM's 0.5
+    scorer = KeywordScorer("rent", high=0.45)
+    resources = fake_resources([GOOD])
+    resources._judge = lambda claim, evidence: pytest.fail("the LLM judge was asked")
+    resources._relevance = lambda question, evidence: pytest.fail("the LLM judge was asked")
+    resources._evidence_scorer, resources._support_verifier = scorer, verifier
+    result = compile_graph(resources).invoke(
+        {"question": RENT_Q}, context=Context(support_judge="verifier")
+    )
+    assert result["status"] == "answered"
+    assert any(GOOD.removesuffix(" [1].") in claim for claim, _ in verifier.pairs)
+    assert any(question == RENT_Q for question, _ in scorer.pairs)
+    rejecting = KeywordScorer("rent", high=0.35, threshold=0.4)
+    result, _ = run([GOOD, GOOD], scorer, rejecting, support_judge="verifier")
+    assert result["status"] == "refused"
+
+
+def test_passage_answer_quotes_whole_sentences_each_cited() -> None:
+    text = "12. Payment. Rent is due on the first day of each month. A late fee of $50 applies."
+    answer = passage_answer(text, 3)
+    assert answer == (
+        "Payment. Rent is due on the first day of each month [3]. A late fee of $50 applies [3]."
+    ) or answer.endswith("A late fee of $50 applies [3].")
+    assert "12" not in answer.split("[3]")[0][:3]
+    assert passage_answer("", 1) == ""
+
+
+def test_missing_weights_fall_back_with_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(shipped, "SHIPPED_WEIGHTS", tmp_path)
+    shipped.shipped_model.cache_clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger="citeguard.learned.shipped"):
+            assert shipped.shipped_model("verifier") is None
+            assert shipped.shipped_model("verifier") is None
+            resources = fake_resources([GOOD])
+            asked: list[str] = []
+            resources._judge = lambda claim, evidence: asked.append(claim) or 0.9
+            result = compile_graph(resources).invoke(
+                {"question": RENT_Q}, context=Context(support_judge="verifier")
+            )
+        assert result["status"] == "answered"
+        assert asked  # the fallback: the LLM judge judged
+        warnings = [r for r in caplog.records if "could not be loaded" in r.getMessage()]
+        assert len(warnings) == 2  # one per model (verifier, scorer), not one per call
+    finally:
+        shipped.shipped_model.cache_clear()
