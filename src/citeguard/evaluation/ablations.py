@@ -42,6 +42,13 @@ def chunk_settings(max_tokens: int) -> ChunkSettings:
     return ChunkSettings(max_tokens=max_tokens, overlap_tokens=max_tokens // 5)
 
 
+_NO_LEARNED: dict[str, object] = {
+    "scorer_rerank": False,
+    "scorer_sufficiency": False,
+    "scorer_answer": False,
+    "support_judge": "llm",
+}
+
 ABLATIONS: dict[str, list[Variant]] = {
     # "off" runs only in the harness, whose graph delivers the first candidate at that level
     # (citeguard.evaluation.unvalidated); the graph a user runs rejects it.
@@ -73,6 +80,27 @@ ABLATIONS: dict[str, list[Variant]] = {
     "judge_evidence": [
         Variant(f"judge-evidence-{n or 'all'}", {"judge_evidence_words": n}) for n in (0, 100)
     ],
+    # The trained models one at a time, then together; every variant names all four
+    # settings, so the table does not depend on the defaults.
+    "learned": [
+        Variant(f"learned-{name}", {**_NO_LEARNED, **on})
+        for name, on in (
+            ("none", {}),
+            ("rerank", {"scorer_rerank": True}),
+            ("sufficiency", {"scorer_sufficiency": True}),
+            ("passage-answer", {"scorer_answer": True}),
+            ("verifier", {"support_judge": "verifier"}),
+            (
+                "all",
+                {
+                    "scorer_rerank": True,
+                    "scorer_sufficiency": True,
+                    "scorer_answer": True,
+                    "support_judge": "verifier",
+                },
+            ),
+        )
+    ],
 }
 """Every ablation by name, with its variants in table order."""
 
@@ -94,6 +122,9 @@ ALIASES = {
     "judge-evidence": "judge_evidence",
     "judge_evidence_words": "judge_evidence",
     "judge-evidence-words": "judge_evidence",
+    "trained": "learned",
+    "scorer": "learned",
+    "verifier": "learned",
 }
 
 

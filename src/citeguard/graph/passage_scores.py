@@ -1,8 +1,9 @@
 """The evidence scorer's view of a run's chunks, as it travels in state.
 
-Each retrieved chunk gets ``answer_score`` (its best passage's P(answers the question)) and
-``answer_passage`` (that passage's offsets in the chunk text). The sufficiency check reads
-the scores; the passage answer quotes the best passage when it is good enough.
+Each source (and, when reranked, each retrieved chunk) gets ``answer_score``, its best
+passage's P(answers the question), and ``answer_passage``, that passage's offsets in the
+chunk text. The sufficiency check reads the scores; the passage answer quotes the best
+passage when it is good enough.
 """
 
 from __future__ import annotations
@@ -39,14 +40,10 @@ class AnswerScores:
         return sorted(hits, key=lambda hit: -self._by_chunk[hit.chunk.chunk_id].score)
 
     def annotated(self, record: dict[str, Any]) -> dict[str, Any]:
-        """An evidence record with its chunk's score and best passage (scored on demand)."""
-        if self._scorer is None:
+        """An evidence record with its chunk's score and best passage, when it was scored."""
+        best = self._by_chunk.get(str(record["chunk_id"]))
+        if best is None:
             return record
-        chunk_id = str(record["chunk_id"])
-        if chunk_id not in self._by_chunk:
-            found = best_passages(self._scorer, self._question, [str(record["text"])])[0]
-            self._by_chunk[chunk_id] = found
-        best = self._by_chunk[chunk_id]
         return {**record, "answer_score": best.score, "answer_passage": [best.start, best.end]}
 
 

@@ -52,7 +52,7 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
             # as far as retrieval can tell (the only one when the question is scoped to one).
             opening = searcher.opening_hit(hits[0].chunk.doc, state["question"], ctx.retrieval_mode)
             sources = with_opening(sources, opening, ctx.context_k)
-        scored.score([*hits, *sources])
+        scored.score(sources)  # (all hits were scored already when reranked)
         retrieved = [scored.annotated(hit_to_evidence(hit)) for hit in hits]
         evidence = [scored.annotated(hit_to_evidence(hit)) for hit in sources]
         answering = (
