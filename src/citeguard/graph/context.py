@@ -142,9 +142,10 @@ class Context:
         default="judge",
         metadata=_doc(
             "paper (the paper's lexical/semantic thresholds), strict (paper + content-word, "
-            "number and best-source checks), judge (strict, then the local model asked "
-            "whether the cited source supports each sentence; needs the local model even when "
-            "another one writes the answers). "
+            "number and best-source checks), judge (strict, then a judge asked whether the "
+            "cited source supports each sentence: the local model, which must then be "
+            "installed whatever model writes the answers, or the trained verifier, see "
+            "support_judge). "
             '"off" delivers the first candidate unchecked and is accepted only by the evaluation '
             "harness."
         ),

@@ -296,7 +296,8 @@ def _with_local_model_hint(call: Callable[[], float]) -> float:
     except ModelUnavailableError as exc:
         raise ModelUnavailableError(
             f"{exc}. The judge validation level (the default) checks every sentence with the "
-            "local model; choose validation level 'strict' to validate without it."
+            "local model; choose support judge 'verifier' (the trained verifier) or validation "
+            "level 'strict' to validate without it."
         ) from exc
 
 

@@ -1,0 +1,96 @@
+"""The support verifier against the 1.5B LLM judge, on the same (claim, evidence) pairs.
+
+    python bench/verifier_vs_judge.py ../shared/data/cuad-dev [--max-pairs 300] [--no-judge]
+
+The pairs are built from a labelled dataset as the verifier's training pairs are
+(``citeguard.evaluation.verifier_pairs``): each gold clause sentence against the passage that
+holds it (supported), and its controlled edits against the same passage (a number changed,
+parties swapped, a negation flipped, a term relabeled, another clause: unsupported). On
+cuad-dev none of these documents was seen in training.
+
+Writes bench/results/verifier_vs_judge.json: for each judge, AUROC, the share of wrong pairs
+rejected and of correct pairs kept at its threshold (the verifier's shipped threshold; the
+judge's default 0.5), the same by kind of edit, and the seconds per pair.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from citeguard.evaluation.train_cross_encoder import auroc
+from citeguard.evaluation.train_pairs import PairSettings
+from citeguard.evaluation.verifier_pairs import Claim, build_claims
+from citeguard.graph.context import Context
+from citeguard.learned.evidence import best_passage_score
+from citeguard.learned.shipped import shipped_model
+
+OUT = Path("bench/results/verifier_vs_judge.json")
+
+
+def rates(
+    claims: Sequence[Claim], scores: Sequence[float], threshold: float, seconds: float
+) -> dict[str, object]:
+    labels = [c.label for c in claims]
+    s = np.asarray(scores)
+    y = np.asarray(labels)
+    by_edit = {
+        edit: float(np.mean(s[[c.edit == edit for c in claims]] < threshold))
+        for edit in sorted({c.edit for c in claims if c.label == 0})
+    }
+    return {
+        "pairs": len(claims),
+        "auroc": auroc(scores, labels),
+        "threshold": threshold,
+        "wrong_rejected": float(np.mean(s[y == 0] < threshold)),
+        "correct_kept": float(np.mean(s[y == 1] >= threshold)),
+        "wrong_rejected_by_edit": by_edit,
+        "seconds_per_pair": seconds / max(len(claims), 1),
+    }
+
+
+def timed(score: Callable[[str, str], float], claims: Sequence[Claim]) -> tuple[list[float], float]:
+    started = time.perf_counter()
+    scores = [float(score(c.claim, c.evidence)) for c in claims]
+    return scores, time.perf_counter() - started
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", nargs="?", default="../shared/data/cuad-dev", type=Path)
+    parser.add_argument("--max-pairs", type=int, default=300, help="seeded sample (default 300)")
+    parser.add_argument("--no-judge", action="store_true", help="the verifier only (fast)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+
+    _, claims = build_claims(args.dataset, PairSettings(validation_share=1.0))
+    if len(claims) > args.max_pairs:
+        claims = random.Random(13).sample(claims, args.max_pairs)
+    verifier = shipped_model("verifier")
+    if verifier is None:
+        print("no trained verifier could be loaded", file=sys.stderr)
+        return 1
+    results: dict[str, object] = {"dataset": str(args.dataset), "command": " ".join(sys.argv)}
+    scores, seconds = timed(lambda c, e: best_passage_score(verifier, c, e), claims)
+    results["verifier"] = rates(claims, scores, verifier.threshold, seconds)
+    if not args.no_judge:
+        from citeguard.llm.judge import local_judge
+
+        judge = local_judge()
+        scores, seconds = timed(judge.support_probability, claims)
+        results["llm_judge"] = rates(claims, scores, Context().judge_threshold, seconds)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,55 @@
+"""The trained scorer and verifier ship inside the package and load offline, intact."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeguard.learned import shipped
+from citeguard.learned.cross_encoder import WEIGHTS_FILE, file_sha256
+from citeguard.learned.evidence import best_passage_score
+
+MAX_SHIPPED_BYTES = 60 * 1024 * 1024
+"""Everything under learned/weights together."""
+
+GOVERNING = "Which state's law governs this agreement?"
+ANSWERS = "This Agreement shall be governed by the laws of the State of New York."
+DOES_NOT = "The Distributor shall deliver monthly sales reports to the Company."
+
+
+def test_the_shipped_weights_fit_the_size_budget() -> None:
+    files = [p for p in shipped.SHIPPED_WEIGHTS.rglob("*") if p.is_file()]
+    assert {p.parent.name for p in files} >= {"scorer", "verifier"}
+    assert sum(p.stat().st_size for p in files) <= MAX_SHIPPED_BYTES
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("kind", ["scorer", "verifier"])
+def test_shipped_model_loads_offline_with_its_sha256_and_thresholds(kind: str) -> None:
+    shipped.shipped_model.cache_clear()
+    model = shipped.shipped_model(kind)  # type: ignore[arg-type]
+    assert model is not None, "the shipped weights did not load (see the warning)"
+    weights = shipped.shipped_folder(kind) / WEIGHTS_FILE  # type: ignore[arg-type]
+    assert file_sha256(weights) == model.description["weights_sha256"]
+    assert 0.0 < model.recall_threshold <= model.threshold < 1.0
+    assert "CC BY 4.0" in model.description["licence"]
+
+
+@pytest.mark.integration
+def test_the_scorer_prefers_the_answering_passage() -> None:
+    scorer = shipped.shipped_model("scorer")
+    assert scorer is not None
+    assert best_passage_score(scorer, GOVERNING, ANSWERS) > best_passage_score(
+        scorer, GOVERNING, DOES_NOT
+    )
+
+
+@pytest.mark.integration
+def test_the_verifier_rejects_a_changed_number() -> None:
+    verifier = shipped.shipped_model("verifier")
+    assert verifier is not None
+    evidence = "Either party may terminate this Agreement upon thirty (30) days written notice."
+    right = "Either party may terminate this Agreement upon thirty (30) days written notice."
+    wrong = "Either party may terminate this Agreement upon ninety (90) days written notice."
+    assert best_passage_score(verifier, right, evidence) > best_passage_score(
+        verifier, wrong, evidence
+    )
