@@ -158,3 +158,14 @@ def test_missing_weights_fall_back_with_one_warning(
         assert len(warnings) == 2  # one per model (verifier, scorer), not one per call
     finally:
         shipped.shipped_model.cache_clear()
+
+
+def test_a_users_own_weights_replace_the_shipped_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "scorer").mkdir()
+    monkeypatch.setenv("CITEGUARD_LEARNED_WEIGHTS", str(tmp_path))
+    assert shipped.shipped_folder("scorer") == tmp_path / "scorer"
+    assert shipped.shipped_folder("verifier") == shipped.SHIPPED_WEIGHTS / "verifier"
+    monkeypatch.delenv("CITEGUARD_LEARNED_WEIGHTS")
+    assert shipped.shipped_folder("scorer") == shipped.SHIPPED_WEIGHTS / "scorer"

@@ -81,6 +81,12 @@ INDEX_ROOT = Variable(
     "served graphs only: the folder holding the indexes clients may name (an index_dir is a "
     "name inside it); unset: clients cannot choose, every run uses the default index",
 )
+LEARNED_WEIGHTS = Variable(
+    "CITEGUARD_LEARNED_WEIGHTS",
+    "",
+    "a folder holding scorer/ and/or verifier/ as `citeguard train` writes them (the "
+    "contents of its OUT/model), used instead of the trained models shipped in the package",
+)
 
 VARIABLES: tuple[Variable, ...] = (
     INDEX,
@@ -92,6 +98,7 @@ VARIABLES: tuple[Variable, ...] = (
     LLAMA_EXTRA_BUFFERS,
     DOCUMENT_ROOTS,
     INDEX_ROOT,
+    LEARNED_WEIGHTS,
 )
 
 
@@ -169,4 +176,10 @@ def document_roots() -> tuple[Path, ...]:
 def index_root() -> Path | None:
     """The folder ``CITEGUARD_INDEX_ROOT`` names (None: unset)."""
     value = _set_value(INDEX_ROOT)
+    return Path(value).expanduser() if value else None
+
+
+def learned_weights() -> Path | None:
+    """The folder ``CITEGUARD_LEARNED_WEIGHTS`` names (None: the shipped models)."""
+    value = _set_value(LEARNED_WEIGHTS)
     return Path(value).expanduser() if value else None

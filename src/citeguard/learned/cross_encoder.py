@@ -48,12 +48,17 @@ def base_classifier(base_model: str) -> tuple[Any, Any]:
 
     base = resolve_embedding_model_path(base_model)
     verbosity = transformers_logging.get_verbosity()
-    transformers_logging.set_verbosity_error()  # "newly initialized head" is expected here
+    bar = transformers_logging.is_progress_bar_enabled()
+    # "Newly initialized head" is expected here, and a bar for a 90 MB load is noise.
+    transformers_logging.set_verbosity_error()
+    transformers_logging.disable_progress_bar()
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(base))
         model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1)
     finally:
         transformers_logging.set_verbosity(verbosity)
+        if bar:
+            transformers_logging.enable_progress_bar()
     return tokenizer, model
 
 

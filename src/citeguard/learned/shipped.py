@@ -1,7 +1,8 @@
 """The trained models that ship inside the package, loaded once, with a fallback.
 
 ``weights/scorer`` and ``weights/verifier`` hold what ``citeguard train`` wrote for each
-(``docs/models.md`` gives the commands and their sha256). When a model's files are absent
+(``docs/models.md`` gives the commands and their sha256); ``CITEGUARD_LEARNED_WEIGHTS``
+points at a user's own instead. When a model's files are absent
 or fail to load, one warning says so and callers fall back to the checks that need no
 trained model: lexical sufficiency floors, the model's own refusal, the local LLM judge.
 """
@@ -13,6 +14,7 @@ import logging
 from pathlib import Path
 from typing import Literal
 
+from citeguard.environment import learned_weights
 from citeguard.errors import ModelUnavailableError
 from citeguard.learned.cross_encoder import CrossEncoder
 
@@ -28,7 +30,11 @@ _FALLBACK = {
 
 
 def shipped_folder(kind: LearnedKind) -> Path:
-    """Where the package keeps the trained ``kind``."""
+    """Where the trained ``kind`` is loaded from: ``CITEGUARD_LEARNED_WEIGHTS/kind`` when
+    that variable names a folder holding it, else the package's own."""
+    chosen = learned_weights()
+    if chosen is not None and (chosen / kind).is_dir():
+        return chosen / kind
     return SHIPPED_WEIGHTS / kind
 
 

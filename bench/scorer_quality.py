@@ -1,0 +1,115 @@
+"""The evidence scorer on a labelled dataset, per question, without the chat model.
+
+    python bench/scorer_quality.py ../shared/data/cuad-dev --index DIR [--k 8] [--context-k 4]
+
+For every question, hybrid search (scoped to its document, as the evaluation harness asks)
+and the scorer's best-passage score of each hit. Reports:
+
+- question-level AUROC of the best score among the sources: does it tell answerable from
+  unanswerable questions?
+- what the scorer's two thresholds would do: the share of answerable and of unanswerable
+  questions whose sources fall under the refusal floor (``scorer_sufficiency``), and whose
+  best passage reaches the answer threshold (the most ``scorer_answer`` could quote);
+- span hit among the sources (a gold span overlaps a source) in retrieval order and after
+  the scorer's rerank (``scorer_rerank``).
+
+``DIR`` is an index of the dataset's documents (``citeguard ingest``, or an evaluation
+run's cached index). Writes bench/results/scorer_quality.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from citeguard.documents import SearchHit
+from citeguard.evaluation.dataset import Question, load_questions
+from citeguard.evaluation.matching import span_overlaps
+from citeguard.evaluation.train_cross_encoder import auroc
+from citeguard.index.search import load_index
+from citeguard.learned.evidence import best_passages
+from citeguard.learned.shipped import shipped_model
+
+OUT = Path("bench/results/scorer_quality.json")
+
+
+def span_hit(question: Question, sources: list[SearchHit]) -> bool:
+    """A gold span of the question overlaps one of the sources."""
+    return any(span_overlaps(s.text, h.chunk.text) for s in question.gold_spans for h in sources)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--index", type=Path, required=True, help="index of the dataset's docs")
+    parser.add_argument("--k", type=int, default=8, help="hits retrieved (top_k)")
+    parser.add_argument("--context-k", type=int, default=4, help="sources kept (context_k)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    scorer = shipped_model("scorer")
+    if scorer is None:
+        print("no trained scorer could be loaded", file=sys.stderr)
+        return 1
+    searcher = load_index(args.index)
+    indexed = set(searcher.documents)
+    questions = load_questions(args.dataset / "questions.jsonl")
+    rows = []
+    started = time.perf_counter()
+    for q in questions:
+        hits = searcher.search(q.question, k=args.k, docs=q.scope(indexed))
+        best = best_passages(scorer, q.question, [h.chunk.text for h in hits])
+        reranked = [h for _, h in sorted(zip(best, hits, strict=True), key=lambda p: -p[0].score)]
+
+        sources_best = max((b.score for b in best[: args.context_k]), default=0.0)
+        rows.append(
+            {
+                "id": q.id,
+                "answerable": q.answerable,
+                "best_source_score": sources_best,
+                "span_hit_retrieval": span_hit(q, hits[: args.context_k]),
+                "span_hit_reranked": span_hit(q, reranked[: args.context_k]),
+            }
+        )
+    seconds = time.perf_counter() - started
+
+    def share(items: list[dict], test) -> float | None:
+        return sum(bool(test(r)) for r in items) / len(items) if items else None
+
+    answerable = [r for r in rows if r["answerable"]]
+    unanswerable = [r for r in rows if not r["answerable"]]
+    result = {
+        "dataset": str(args.dataset),
+        "command": "python bench/scorer_quality.py " + " ".join(argv),
+        "questions": len(rows),
+        "thresholds": {"answer": scorer.threshold, "refusal_floor": scorer.recall_threshold},
+        "question_auroc": auroc(
+            [r["best_source_score"] for r in rows], [int(r["answerable"]) for r in rows]
+        ),
+        "answerable_under_floor": share(
+            answerable, lambda r: r["best_source_score"] < scorer.recall_threshold
+        ),
+        "unanswerable_under_floor": share(
+            unanswerable, lambda r: r["best_source_score"] < scorer.recall_threshold
+        ),
+        "answerable_over_answer_threshold": share(
+            answerable, lambda r: r["best_source_score"] >= scorer.threshold
+        ),
+        "unanswerable_over_answer_threshold": share(
+            unanswerable, lambda r: r["best_source_score"] >= scorer.threshold
+        ),
+        "span_hit_retrieval_order": share(answerable, lambda r: r["span_hit_retrieval"]),
+        "span_hit_scorer_order": share(answerable, lambda r: r["span_hit_reranked"]),
+        "seconds_per_question": seconds / max(len(rows), 1),
+        "rows": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
