@@ -35,6 +35,12 @@ CUAD questions (refusals, copied from the prompt, accept whole guesses; free-wri
 mostly none). Guessing pays only where such a pass costs less than this many one-token
 passes: about 2 on Intel with AMX, but 3.6-3.8 on an AMD EPYC without it, where decoding with
 guesses took 27-35% longer than one token per pass (docs/benchmarks.md)."""
+PAYING_MARGIN = 0.85
+"""Guessing must beat one token per pass by this margin of the break-even: the lookup and the
+batch set-up cost time the pass timings do not show. Measured on three CPUs (first drafts of
+CUAD questions, ``bench/decode_passes.py``): at 0.67 of break-even (Intel Xeon) guesses
+decoded 37% faster; at 0.98 (AMD EPYC, Zen 3, AVX2) 13% slower than refusal drafts alone;
+at 1.2-1.3 (AMD EPYC with AVX-512) 27-35% slower."""
 MIN_MATCH_TOKENS = 2
 """The shortest tail of the output looked up in the prompt. One token ("the", ",") matches
 everywhere and would mostly guess wrong."""
@@ -60,7 +66,7 @@ def drafts_pay(
     """
     if one_token_pass_seconds <= 0:
         return False
-    return draft_pass_seconds < tokens_per_draft_pass * one_token_pass_seconds
+    return draft_pass_seconds < PAYING_MARGIN * tokens_per_draft_pass * one_token_pass_seconds
 
 
 def batched_tokens_cost_less(one_token_pass_seconds: float, draft_pass_seconds: float) -> bool:
