@@ -48,6 +48,7 @@ from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL
 from citeguard.learned.cross_encoder import (
     CrossEncoder,
     base_classifier,
+    describe_cross_encoder,
     freeze_embeddings,
     save_cross_encoder,
 )
@@ -321,11 +322,8 @@ def train_cross_encoder(
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "licence": LICENCE,
     }
-    saved = save_cross_encoder(
-        scorer.model,
+    saved = describe_cross_encoder(
         model_dir,
-        settings.base_model,
-        settings.max_length,
         {
             "kind": kind,
             "threshold": threshold,

@@ -64,9 +64,3 @@ def answering_passage(
         "end": int(end),
         "score": best["answer_score"],
     }
-
-
-def best_answer_score(evidence: Sequence[dict[str, Any]]) -> float | None:
-    """The highest passage score among the sources (None when they were not scored)."""
-    scores = [float(item["answer_score"]) for item in evidence if "answer_score" in item]
-    return max(scores) if scores else None

@@ -23,13 +23,14 @@ from citeguard.graph.access import ServerAccess
 from citeguard.graph.context import Context
 from citeguard.graph.drafts import DraftStore
 from citeguard.index.embedding_cache import CachedEmbed
-from citeguard.learned.evidence import best_passage_score
+from citeguard.learned.evidence import CachedPairScorer, best_passage_score
 from citeguard.llm.model_work import WorkCounter, work_counter_of
 from citeguard.validate.validator import JudgeFn, RelevanceFn
 
 if TYPE_CHECKING:
     from citeguard.generate.trimming import StoredVectors
     from citeguard.learned.evidence import PairScorer
+    from citeguard.learned.shipped import LearnedKind
     from citeguard.llm.judge import LocalJudge
     from citeguard.validate.settings import ValidationSettings
 
@@ -82,6 +83,7 @@ class Resources:
         self._access = access
         self._evidence_scorer = evidence_scorer
         self._support_verifier = support_verifier
+        self._learned_cache: dict[str, CachedPairScorer] = {}
         self._local_judge: LocalJudge | None = None
         self._lock = threading.Lock()
         self._searchers: dict[tuple[str, str], tuple[int, Any]] = {}
@@ -197,19 +199,24 @@ class Resources:
     # -- trained models ---------------------------------------------------------------
     def evidence_scorer(self) -> PairScorer | None:
         """The evidence scorer (None when the shipped one cannot load: warned once)."""
-        if self._evidence_scorer is not None:
-            return self._evidence_scorer
-        from citeguard.learned.shipped import shipped_model
-
-        return shipped_model("scorer")
+        return self._learned("scorer", self._evidence_scorer)
 
     def support_verifier(self) -> PairScorer | None:
         """The support verifier (None when the shipped one cannot load: warned once)."""
-        if self._support_verifier is not None:
-            return self._support_verifier
+        return self._learned("verifier", self._support_verifier)
+
+    def _learned(self, kind: LearnedKind, injected: PairScorer | None) -> PairScorer | None:
+        """The injected or shipped ``kind``, behind one score cache per resources."""
         from citeguard.learned.shipped import shipped_model
 
-        return shipped_model("verifier")
+        model = injected if injected is not None else shipped_model(kind)
+        if model is None:
+            return None
+        with self._lock:
+            cached = self._learned_cache.get(kind)
+            if cached is None or cached.scorer is not model:
+                cached = self._learned_cache[kind] = CachedPairScorer(model)
+            return cached
 
     def _learned_judges(self, ctx: Context) -> tuple[PairScorer, PairScorer] | None:
         """(verifier, scorer) when the run's judge is the trained models and both load."""

@@ -98,6 +98,15 @@ def save_cross_encoder(
     return description
 
 
+def describe_cross_encoder(folder: Path, about: dict[str, Any]) -> dict[str, Any]:
+    """Add ``about`` (thresholds, metrics ...) to a saved model's ``model.json``; the
+    weights are left as saved. Returns the whole description."""
+    path = folder / DESCRIPTION_FILE
+    description = {**json.loads(path.read_text()), **about}
+    path.write_text(json.dumps(description, indent=2) + "\n")
+    return description
+
+
 class CrossEncoder:
     """A saved cross-encoder, loaded for scoring (thread-safe, CPU).
 

@@ -8,6 +8,7 @@ by a source when one of its passages supports it.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -68,3 +69,38 @@ def best_passage_score(scorer: PairScorer, first: str, text: str) -> float:
     """The score of the best passage of ``text`` against ``first``: P(supported) of a claim
     by the verifier, P(answers) of a question by the scorer."""
     return best_passages(scorer, first, [text])[0].score
+
+
+class CachedPairScorer:
+    """A scorer that remembers its latest scores (least recently used dropped first).
+
+    One question's sources are scored at retrieval, and the same (question, passage) and
+    (claim, passage) pairs come back in the relevance check and in a regeneration's
+    validation; each is computed once.
+    """
+
+    def __init__(self, scorer: PairScorer, max_pairs: int = 4096) -> None:
+        self.scorer = scorer
+        self._max_pairs = max_pairs
+        self._known: OrderedDict[tuple[str, str], float] = OrderedDict()
+
+    @property
+    def threshold(self) -> float:
+        return self.scorer.threshold
+
+    @property
+    def recall_threshold(self) -> float:
+        return self.scorer.recall_threshold
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._known))
+        if missing:
+            for pair, score in zip(missing, self.scorer.scores(missing), strict=True):
+                self._known[pair] = float(score)
+        out = []
+        for pair in pairs:
+            self._known.move_to_end(pair)
+            out.append(self._known[pair])
+        while len(self._known) > self._max_pairs:
+            self._known.popitem(last=False)
+        return np.asarray(out, dtype=np.float64)
