@@ -62,7 +62,8 @@ def assert_sentence_vectors_match_chunks(index: Path) -> None:
     fresh = HashingEmbedder()
     for row, chunk in enumerate(data.chunks):
         expected = fresh.embed_documents(sentence_texts(chunk.text))
-        np.testing.assert_allclose(data.sentence_vectors.for_row(row), expected, atol=1e-6)
+        # Stored in float16: equal to about three decimal places.
+        np.testing.assert_allclose(data.sentence_vectors.for_row(row), expected, atol=2e-3)
 
 
 @pytest.fixture

@@ -13,8 +13,9 @@ import os
 import shutil
 import zipfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -30,6 +31,14 @@ KNOWN_EMBEDDING_MODELS = (DEFAULT_EMBEDDING_MODEL, MPNET_EMBEDDING_MODEL)
 # Long texts are embedded as the mean of overlapping windows (see Embedder docs); this is
 # the overlap between windows, in word pieces.
 WINDOW_OVERLAP_TOKENS = 32
+
+# Windows per forward pass when embedding chunks with their spans: windows are sorted by
+# length first, so a small batch wastes little on padding (on two cores 8 was faster
+# than sentence-transformers' 32).
+SPAN_BATCH_WINDOWS = 8
+
+Span = tuple[int, int]
+"""A character range ``[start, end)`` of a text."""
 
 
 def _offline() -> None:
@@ -55,6 +64,27 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> np.ndarray:
         """L2-normalized float32 embedding of one query, shape (dimension,)."""
+        ...
+
+
+@runtime_checkable
+class SpanEmbedder(Protocol):
+    """An embedder that also gives vectors of parts of a text from the same model pass.
+
+    Ingest needs a vector per chunk and one per sentence of the chunk. Embedding each
+    sentence on its own reads every word a second time; pooling the sentence's contextual
+    token states from the chunk's own pass reads it once (about half the model work).
+    """
+
+    def embed_with_spans(
+        self,
+        texts: Sequence[str],
+        spans: Sequence[Sequence[Span]],
+        show_progress: bool = False,
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each text's embedding (as ``embed_documents`` gives it) and, for text ``i``, one
+        L2-normalized float32 vector per span of ``spans[i]``, shape (len(spans[i]), dimension).
+        """
         ...
 
 
@@ -196,22 +226,26 @@ class SentenceTransformerEmbedder:
         encoded = self._tokenizer(list(texts), add_special_tokens=False, truncation=False)
         return [len(ids) for ids in encoded["input_ids"]]
 
-    def _windows(self, text: str) -> list[str]:
+    def _window_spans(self, text: str) -> list[Span]:
+        """Where ``text``'s windows start and end (one window when it fits the model)."""
         budget = self.max_tokens - 2  # room for [CLS]/[SEP]
         enc = self._tokenizer(
             text, add_special_tokens=False, truncation=False, return_offsets_mapping=True
         )
         offsets = enc["offset_mapping"]
         if len(offsets) <= budget or self.long_text == "truncate":
-            return [text]
+            return [(0, len(text))]
         step = budget - WINDOW_OVERLAP_TOKENS
-        windows = []
+        spans: list[Span] = []
         for start in range(0, len(offsets), step):
             piece = offsets[start : start + budget]
-            windows.append(text[piece[0][0] : piece[-1][1]])
+            spans.append((piece[0][0], piece[-1][1]))
             if start + budget >= len(offsets):
                 break
-        return windows
+        return spans
+
+    def _windows(self, text: str) -> list[str]:
+        return [text[start:end] for start, end in self._window_spans(text)]
 
     def embed_documents(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
         if not texts:
@@ -238,6 +272,128 @@ class SentenceTransformerEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
+
+    def embed_with_spans(
+        self,
+        texts: Sequence[str],
+        spans: Sequence[Sequence[Span]],
+        show_progress: bool = False,
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """See :class:`SpanEmbedder`.
+
+        Every text is cut into the same overlapping windows as ``embed_documents`` (on its
+        word pieces), each window is read once, and a text's vector is the normalized mean
+        of its windows' pooled vectors. A span's vector is the normalized mean of the
+        contextual states of the word pieces it overlaps, across the windows that hold them
+        (the "late chunking" of Günther et al., 2024). A span with no word piece (only
+        characters the tokenizer drops) gets the text's vector.
+        """
+        import torch
+
+        if len(spans) != len(texts):
+            raise ValueError(f"{len(texts)} texts but {len(spans)} span lists")
+        windows = self._token_windows(texts)
+        order = sorted(range(len(windows)), key=lambda w: -len(windows[w].ids))
+        pooled = np.zeros((len(windows), self.dimension), dtype=np.float32)
+        states: list[np.ndarray] = [np.zeros(0)] * len(windows)
+        batches = range(0, len(order), SPAN_BATCH_WINDOWS)
+        with torch.inference_mode():
+            for start in _maybe_progress(batches, show_progress):
+                batch = order[start : start + SPAN_BATCH_WINDOWS]
+                width = max(len(windows[w].ids) for w in batch) + 2
+                input_ids = torch.zeros((len(batch), width), dtype=torch.long)
+                mask = torch.zeros_like(input_ids)
+                for row, w in enumerate(batch):
+                    ids = [
+                        self._tokenizer.cls_token_id,
+                        *windows[w].ids,
+                        self._tokenizer.sep_token_id,
+                    ]
+                    input_ids[row, : len(ids)] = torch.tensor(ids)
+                    mask[row, : len(ids)] = 1
+                features = {
+                    "input_ids": input_ids,
+                    "attention_mask": mask,
+                    "token_type_ids": torch.zeros_like(input_ids),
+                }
+                out = self._model(features)
+                vectors = out["sentence_embedding"].float().numpy()
+                tokens = out["token_embeddings"].float().numpy()
+                for row, w in enumerate(batch):
+                    pooled[w] = vectors[row]
+                    # The window's own word pieces, without [CLS] and [SEP].
+                    states[w] = tokens[row, 1 : 1 + len(windows[w].ids)]
+        text_vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        pieces: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in texts]
+        for w, window in enumerate(windows):
+            text_vectors[window.text] += pooled[w] / max(float(np.linalg.norm(pooled[w])), 1e-12)
+            offsets = np.asarray(window.offsets, dtype=np.int64).reshape(-1, 2)
+            pieces[window.text].append((offsets, states[w]))
+        text_vectors /= np.maximum(np.linalg.norm(text_vectors, axis=1, keepdims=True), 1e-12)
+        span_vectors = [
+            _pool_spans(text_spans, pieces[i], text_vectors[i])
+            for i, text_spans in enumerate(spans)
+        ]
+        return np.ascontiguousarray(text_vectors), span_vectors
+
+    def _token_windows(self, texts: Sequence[str]) -> list[_TokenWindow]:
+        """Every text's windows as ``embed_documents`` reads them: the same slices of the
+        text, tokenized the same way, so the texts' vectors are the ones it gives."""
+        budget = self.max_tokens - 2  # what the model keeps of a window, without [CLS]/[SEP]
+        located = [(i, span) for i, text in enumerate(texts) for span in self._window_spans(text)]
+        encoded = self._tokenizer(
+            [texts[i][start:end] for i, (start, end) in located],
+            add_special_tokens=False,
+            truncation=False,
+            return_offsets_mapping=True,
+        )
+        windows: list[_TokenWindow] = []
+        for (i, (start, _)), ids, offsets in zip(
+            located, encoded["input_ids"], encoded["offset_mapping"], strict=True
+        ):
+            shifted = [(a + start, b + start) for a, b in offsets[:budget]]
+            windows.append(_TokenWindow(i, ids[:budget], shifted))
+        return windows
+
+
+@dataclass(frozen=True)
+class _TokenWindow:
+    """One model input: word pieces ``ids`` of text number ``text``, with their character
+    ``offsets`` in that text."""
+
+    text: int
+    ids: list[int]
+    offsets: list[Span]
+
+
+def _pool_spans(
+    spans: Sequence[Span], pieces: Sequence[tuple[np.ndarray, np.ndarray]], fallback: np.ndarray
+) -> np.ndarray:
+    """Normalized mean of the token states overlapping each span (see ``embed_with_spans``);
+    ``pieces`` are each window's (word piece offsets, shape (n, 2); their states)."""
+    out = np.zeros((len(spans), len(fallback)), dtype=np.float32)
+    for row, (span_start, span_end) in enumerate(spans):
+        total = np.zeros(len(fallback), dtype=np.float32)
+        count = 0
+        for offsets, states in pieces:
+            starts, ends = offsets[:, 0], offsets[:, 1]
+            inside = (starts < span_end) & (ends > span_start) & (ends > starts)
+            if inside.any():
+                total += states[inside].sum(axis=0)
+                count += int(inside.sum())
+        if count == 0:
+            out[row] = fallback
+            continue
+        out[row] = total / max(float(np.linalg.norm(total)), 1e-12)
+    return out
+
+
+def _maybe_progress(items: range, show: bool) -> Any:
+    if not show:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc="embedding", unit="batch")
 
 
 @functools.lru_cache(maxsize=4)

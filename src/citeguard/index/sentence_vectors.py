@@ -12,10 +12,17 @@ a chunk differently (a later version of it) would otherwise pair vectors with th
 sentences; :meth:`SentenceVectors.matching` refuses such a chunk, and it is embedded as if
 nothing were stored.
 
-Stored as ``sentence_vectors.npy`` (float32) and ``sentence_rows.npz`` (offsets and
+The vectors come from the chunk's own embedding pass (:func:`embed_chunks`): each is the
+mean of the contextual states of the sentence's word pieces, so ingest reads every word
+once instead of once for the chunk and again for its sentences (an embedder without that
+ability embeds the sentences on their own, as :meth:`SentenceVectors.build` does).
+
+Stored as ``sentence_vectors.npy`` (float16: trimming only ranks a chunk's sentences,
+which half precision does not change measurably) and ``sentence_rows.npz`` (offsets and
 lengths), no pickles. There are ~15 sentences per chunk, so the vectors are ~15 times the
 size of the chunk embeddings: they are memory-mapped, and a question reads only the rows of
-its sources. The part is optional: an index written before it existed still loads and its
+its sources (as float32). An index that stored them as float32 still loads. The part is
+optional: an index written before it existed still loads and its
 sentences are embedded at question time, until the next ingest adds it.
 """
 
@@ -24,19 +31,27 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from citeguard.text.sentences import sentence_texts
+from citeguard.index.embedder import Embedder, SpanEmbedder
+from citeguard.text.sentences import sentence_texts, split_sentences
 
-__all__ = ["SentenceVectors"]
+__all__ = ["STORED_DTYPE", "SentenceVectors", "embed_chunks", "embed_sentences"]
+
+CHUNKS_PER_PASS = 256
+"""Chunks embedded together by :func:`embed_chunks` (bounds the memory of one pass)."""
+
+STORED_DTYPE = np.float16
+"""How the sentence vectors are written to disk (384 dimensions: 768 bytes a sentence)."""
 
 
 class SentenceVectors:
     """Sentence embeddings of a sequence of chunks (see the module docstring)."""
 
     def __init__(self, vectors: np.ndarray, offsets: np.ndarray, lengths: np.ndarray) -> None:
-        if vectors.dtype != np.float32:  # a float32 memory map stays mapped
+        if vectors.dtype not in (np.float32, np.float16):  # a memory map stays mapped
             vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         offsets = np.asarray(offsets, dtype=np.int64)
         lengths = np.asarray(lengths, dtype=np.int64)
@@ -96,8 +111,8 @@ class SentenceVectors:
         return int(self.vectors.shape[1])
 
     def for_row(self, row: int) -> np.ndarray:
-        """The vectors of chunk ``row``'s sentences, in order."""
-        return self.vectors[self.offsets[row] : self.offsets[row + 1]]
+        """The vectors of chunk ``row``'s sentences, in order, as float32."""
+        return np.asarray(self.vectors[self.offsets[row] : self.offsets[row + 1]], np.float32)
 
     def matching(self, row: int, sentences: Sequence[str]) -> np.ndarray | None:
         """:meth:`for_row` when ``sentences`` (the chunk split now) are the sentences the
@@ -132,7 +147,7 @@ class SentenceVectors:
 
     def save(self, vectors_path: Path, rows_path: Path) -> None:
         with open(vectors_path, "wb") as fh:
-            np.save(fh, self.vectors, allow_pickle=False)
+            np.save(fh, np.asarray(self.vectors, dtype=STORED_DTYPE), allow_pickle=False)
         with open(rows_path, "wb") as fh:
             np.savez(fh, offsets=self.offsets, lengths=self.lengths)
 
@@ -153,3 +168,64 @@ class SentenceVectors:
         if not isinstance(vectors, np.ndarray):
             raise ValueError(f"{vectors_path.name} is not one array")
         return cls(vectors, offsets, lengths)
+
+
+def embed_chunks(
+    embedder: Embedder, texts: Sequence[str], show_progress: bool = False
+) -> tuple[np.ndarray, SentenceVectors]:
+    """The chunk embeddings and their sentences' vectors, in one model pass when the embedder
+    can pool spans (:class:`~citeguard.index.embedder.SpanEmbedder`), else in two."""
+    if not isinstance(embedder, SpanEmbedder):
+        vectors = embedder.embed_documents(list(texts), show_progress=show_progress)
+        return vectors, embed_sentences(embedder, texts, show_progress)
+    split = [[s for s in split_sentences(text) if s.text.strip()] for text in texts]
+    spans = [[(s.start, s.end) for s in sentences] for sentences in split]
+    # A pass holds every word piece's state of its texts (~0.4 MB a window): texts go in
+    # groups, so memory stays bounded however many chunks one ingest embeds.
+    vectors_parts: list[np.ndarray] = []
+    per_text: list[np.ndarray] = []
+    bar = _progress_bar(len(texts), show_progress)
+    for start in range(0, len(texts), CHUNKS_PER_PASS):
+        group = slice(start, start + CHUNKS_PER_PASS)
+        group_vectors, group_spans = embedder.embed_with_spans(texts[group], spans[group])
+        vectors_parts.append(group_vectors)
+        per_text.extend(group_spans)
+        if bar is not None:
+            bar.update(len(group_spans))
+    if bar is not None:
+        bar.close()
+    vectors = (
+        np.vstack(vectors_parts)
+        if vectors_parts
+        else np.zeros((0, embedder.dimension), dtype=np.float32)
+    )
+    offsets = np.concatenate([[0], np.cumsum([len(sentences) for sentences in split])])
+    lengths = np.array([len(s.text) for sentences in split for s in sentences], dtype=np.int64)
+    stacked = (
+        np.vstack(per_text).astype(np.float32)
+        if per_text
+        else np.zeros((0, embedder.dimension), dtype=np.float32)
+    )
+    return vectors, SentenceVectors(stacked, offsets, lengths)
+
+
+def embed_sentences(
+    embedder: Embedder, texts: Sequence[str], show_progress: bool = False
+) -> SentenceVectors:
+    """The sentence vectors of chunks whose own vectors exist already (an index written
+    before it stored sentence vectors): as :func:`embed_chunks` makes them."""
+    if isinstance(embedder, SpanEmbedder):
+        return embed_chunks(embedder, texts, show_progress)[1]
+    return SentenceVectors.build(
+        texts,
+        lambda batch: embedder.embed_documents(batch, show_progress=show_progress),
+        embedder.dimension,
+    )
+
+
+def _progress_bar(total: int, show: bool) -> Any:
+    if not show or total == 0:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="embedding", unit="chunk")

@@ -37,7 +37,7 @@ from citeguard.errors import IncompatibleIndexError, IndexNotFoundError, Parsing
 from citeguard.index.bm25 import BM25Index
 from citeguard.index.dense import DenseIndex
 from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL, Embedder, get_embedder
-from citeguard.index.sentence_vectors import SentenceVectors
+from citeguard.index.sentence_vectors import SentenceVectors, embed_chunks, embed_sentences
 from citeguard.index.store import (
     DocumentRecord,
     IndexData,
@@ -307,7 +307,8 @@ def ingest_paths(
         if not new_docs and existing is not None:
             # Nothing changed, but the index predates stored sentence vectors: add them.
             combined = dataclasses.replace(
-                existing, sentence_vectors=embed_sentences(embedder, existing.chunks, progress)
+                existing,
+                sentence_vectors=_sentence_vectors_for(embedder, existing.chunks, progress),
             )
         else:
             combined = _with_new_documents(
@@ -333,7 +334,9 @@ def _with_new_documents(
     followed by ``new_docs`` embedded now."""
     new_chunks = [c for d in new_docs for c in d.chunks]
     logger.info("embedding %d chunks from %d documents", len(new_chunks), len(new_docs))
-    vectors = embedder.embed_documents([c.text for c in new_chunks], show_progress=progress)
+    vectors, sentence_vectors = embed_chunks(
+        embedder, [c.text for c in new_chunks], show_progress=progress
+    )
     new_part = IndexData(
         manifest=Manifest(
             embedding_model=model_name,
@@ -344,7 +347,7 @@ def _with_new_documents(
         chunks=new_chunks,
         dense=DenseIndex(vectors),
         bm25=BM25Index.build(c.text for c in new_chunks),
-        sentence_vectors=embed_sentences(embedder, new_chunks, progress),
+        sentence_vectors=sentence_vectors,
     )
     if existing is None:
         return new_part
@@ -352,7 +355,7 @@ def _with_new_documents(
     if kept.sentence_vectors is None:
         # An index written before sentence vectors existed: this write adds them.
         kept = dataclasses.replace(
-            kept, sentence_vectors=embed_sentences(embedder, kept.chunks, progress)
+            kept, sentence_vectors=_sentence_vectors_for(embedder, kept.chunks, progress)
         )
     return _concatenate(kept, new_part)
 
@@ -362,17 +365,13 @@ def _lacks_sentence_vectors(folder: Path) -> bool:
     return not has_sentence_vectors(current_generation(folder))
 
 
-def embed_sentences(
+def _sentence_vectors_for(
     embedder: Embedder, chunks: Sequence[Chunk], progress: bool = False
 ) -> SentenceVectors:
     """Embeddings of every chunk's sentences, for trimming sources at question time."""
     if chunks:
         logger.info("embedding the sentences of %d chunks", len(chunks))
-    return SentenceVectors.build(
-        [c.text for c in chunks],
-        lambda texts: embedder.embed_documents(texts, show_progress=progress),
-        embedder.dimension,
-    )
+    return embed_sentences(embedder, [c.text for c in chunks], show_progress=progress)
 
 
 def _without_documents(data: IndexData, names: set[str]) -> IndexData:
