@@ -19,7 +19,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from citeguard import environment
-from citeguard.errors import ModelUnavailableError
+from citeguard.errors import ModelUnavailableError, PromptTooLongError
 from citeguard.generate.grammar import REFUSAL_SENTENCE, citation_answer_grammar
 from citeguard.generate.prompts import answer_messages
 from citeguard.llm import chat_model, decoding, judge, llama_internals, weights
@@ -129,6 +129,9 @@ class FakeLlama:
     def reset(self) -> None:
         self.calls.append({"reset": True})
 
+    def n_ctx(self) -> int:
+        return 4096
+
     def create_chat_completion(self, **kwargs: Any) -> Any:
         self.calls.append(kwargs)
         if kwargs.get("stream"):
@@ -154,7 +157,20 @@ def fake_llama(monkeypatch: pytest.MonkeyPatch) -> FakeLlama:
     monkeypatch.setenv(environment.LOOKUP_DECODING.name, "0")
     # The fake has no vocabulary to parse grammars with; keep the text to check it arrived.
     monkeypatch.setattr(LocalLlama, "compile_grammar", lambda self, grammar: f"compiled:{grammar}")
+    # Nor a tokenizer: every prompt counts as 11 tokens, as its usage says.
+    monkeypatch.setattr(LocalLlama, "prompt_tokens", lambda self, messages: ([0] * 11, []))
     return fake
+
+
+def test_a_prompt_that_leaves_no_room_for_the_answer_is_refused_before_decoding(
+    fake_llama: FakeLlama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(LocalLlama, "prompt_tokens", lambda self, messages: ([0] * 3900, []))
+    with pytest.raises(PromptTooLongError, match="3,900 tokens, over the 3,840"):
+        local_chat_model(max_tokens=256).invoke([("human", "When is rent due?")])
+    assert fake_llama.calls == []
+    # With a shorter answer budget the same prompt fits.
+    assert local_chat_model(max_tokens=64).invoke([("human", "When is rent due?")]).content
 
 
 def test_chat_model_maps_roles_and_decodes_greedily(fake_llama: FakeLlama) -> None:

@@ -46,3 +46,19 @@ class InvalidQuestionError(CiteGuardError, ValueError):
 
 class AccessDeniedError(CiteGuardError, PermissionError):
     """A served graph was asked for a path or index outside what the operator allowed."""
+
+
+class PromptTooLongError(ValueError):
+    """A prompt that would leave the model less room than its answer's token budget.
+
+    Not a :class:`CiteGuardError`: drafting answers it by showing the model fewer source
+    words (``citeguard.graph.nodes.common.draft_candidate``), not by stopping the run.
+    """
+
+    def __init__(self, prompt_tokens: int, room: int) -> None:
+        super().__init__(
+            f"prompt has {prompt_tokens:,} tokens, over the {room:,} the model's context "
+            "leaves beside the answer"
+        )
+        self.prompt_tokens = prompt_tokens
+        self.room = room

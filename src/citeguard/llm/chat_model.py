@@ -28,8 +28,14 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from pydantic import ConfigDict, Field
 
 from citeguard import environment
+from citeguard.errors import PromptTooLongError
 from citeguard.llm.decoding import DecodingRequest
-from citeguard.llm.local_llama import DEFAULT_N_CTX, LocalLlama, load_local_llama
+from citeguard.llm.local_llama import (
+    DEFAULT_N_CTX,
+    LocalLlama,
+    load_local_llama,
+    without_control_tokens,
+)
 from citeguard.llm.model_work import WorkCounter
 
 logger = logging.getLogger(__name__)
@@ -94,13 +100,19 @@ class LocalLlamaChatModel(BaseChatModel):
         if grammar_text:
             model.compile_grammar(grammar_text)  # a bad grammar fails here, not mid-decode
         request = DecodingRequest(
-            messages=[to_llama_message(m) for m in messages],
+            messages=without_control_tokens([to_llama_message(m) for m in messages]),
             grammar_text=grammar_text,
             max_tokens=kwargs.pop("max_tokens", self.max_tokens),
             stop=stop,
         )
         if kwargs:
             logger.debug("ignoring unsupported call arguments %s", sorted(kwargs))
+        # The whole answer budget must fit after the prompt: a prompt that leaves less would
+        # cut the answer short. Counting costs a tokenization (milliseconds), no decoding.
+        prompt, _ = model.prompt_tokens(request.messages)
+        room = model.llama.n_ctx() - request.max_tokens
+        if len(prompt) > room:
+            raise PromptTooLongError(len(prompt), room)
         return model, request
 
     def _generate(

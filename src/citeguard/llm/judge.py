@@ -14,7 +14,12 @@ import time
 from pathlib import Path
 
 from citeguard.errors import ModelUnavailableError
-from citeguard.llm.local_llama import DEFAULT_N_CTX, LocalLlama, load_local_llama
+from citeguard.llm.local_llama import (
+    DEFAULT_N_CTX,
+    LocalLlama,
+    load_local_llama,
+    without_control_tokens,
+)
 from citeguard.llm.model_work import WorkCounter
 
 logger = logging.getLogger(__name__)
@@ -87,7 +92,7 @@ class LocalJudge:
     def yes_probability(self, messages: list[dict[str, str]]) -> float:
         """Softmax of the "Yes" and "No" next-token logits after the chat-formatted messages."""
         llama = self.model.llama
-        prompt = self.model.chat_formatter()(messages=messages).prompt
+        prompt = self.model.chat_formatter()(messages=without_control_tokens(messages)).prompt
         tokens = llama.tokenize(prompt.encode(), add_bos=True, special=True)
         if len(tokens) >= llama.n_ctx():
             raise ValueError(

@@ -255,6 +255,24 @@ class LocalLlama:
 _LOAD_LOCK = threading.Lock()
 
 
+CONTROL_TOKEN_OPENING = "<|"
+"""How the chat template's control tokens begin (``<|im_start|>``, ``<|im_end|>``, ...)."""
+
+
+def without_control_tokens(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The messages with every ``<|`` written ``< |``.
+
+    The formatted prompt is tokenized with its control tokens recognized (the template
+    needs them), so a question or a document quoting ``<|im_end|>`` would otherwise end
+    the user's turn and open a new one of its own making. Broken up, the text is read as
+    the characters it is.
+    """
+    return [
+        {**message, "content": message.get("content", "").replace(CONTROL_TOKEN_OPENING, "< |")}
+        for message in messages
+    ]
+
+
 def load_local_llama(
     model_path: str | Path | None = None, n_ctx: int = DEFAULT_N_CTX
 ) -> LocalLlama:

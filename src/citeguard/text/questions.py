@@ -8,9 +8,15 @@ import unicodedata
 from citeguard.errors import InvalidQuestionError
 
 MAX_QUESTION_CHARS = 1000
-"""The longest question accepted. With four sources, the worked examples, a regeneration's
-feedback and the answer's token budget, a question of this length still fits the local
-model's 4,096-token context even at one token per character (digits, symbols)."""
+"""The longest question accepted, in characters."""
+
+MAX_QUESTION_BYTES = 2000
+"""The longest question accepted, in bytes of UTF-8: a bound on its tokens for any
+byte-level tokenizer (the local model's among them), which never makes more tokens than
+bytes. A question within it leaves room in the local model's 4,096-token context for the
+instructions, at least one source and the answer; drafting then shows the model as much of
+the sources as fits (``citeguard.graph.nodes.common.model_views``). Latin text takes one or
+two bytes a character, most other scripts three, emoji four."""
 
 _YES_NO_START = re.compile(
     r"^\W*(is|are|does|do|did|can|could|may|must|will|would|shall|should|has|have|was|were)\b",
@@ -28,7 +34,8 @@ def checked_question(question: str) -> str:
 
     Raises:
         InvalidQuestionError: empty or whitespace only; over :data:`MAX_QUESTION_CHARS`
-            characters; or holding control characters (other than tab and line breaks).
+            characters or :data:`MAX_QUESTION_BYTES` bytes of UTF-8; or holding control
+            characters (other than tab and line breaks).
     """
     text = question.strip()
     if not text:
@@ -36,6 +43,12 @@ def checked_question(question: str) -> str:
     if len(text) > MAX_QUESTION_CHARS:
         raise InvalidQuestionError(
             f"the question has {len(text):,} characters; the limit is {MAX_QUESTION_CHARS:,}"
+        )
+    size = len(text.encode("utf-8"))
+    if size > MAX_QUESTION_BYTES:
+        raise InvalidQuestionError(
+            f"the question takes {size:,} bytes in UTF-8; the limit is {MAX_QUESTION_BYTES:,} "
+            "(characters outside the Latin alphabet take 2-4 bytes each)"
         )
     controls = sorted(
         {

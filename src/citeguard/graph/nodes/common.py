@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from citeguard.documents import SearchHit
-from citeguard.errors import CiteGuardError
-from citeguard.generate.strategies import generate_candidate
+from citeguard.errors import CiteGuardError, PromptTooLongError
+from citeguard.generate.strategies import Generated, generate_candidate
 from citeguard.generate.trimming import trim_sources
 from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources
@@ -76,22 +76,50 @@ def hit_to_evidence(hit: SearchHit) -> dict[str, Any]:
 
 
 def sources_for_model(
-    question: str, evidence: list[dict[str, Any]], ctx: Context, resources: Resources
+    question: str,
+    evidence: list[dict[str, Any]],
+    ctx: Context,
+    resources: Resources,
+    words: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The evidence as the model sees it: trimmed to ``ctx.source_words`` when set.
+    """The evidence as the model sees it: trimmed to ``words`` (default ``ctx.source_words``)
+    words per source when that is set.
 
     Only the free strategy trims: the selection strategies number the sources' sentences
     by their offsets in the document, which trimmed text would no longer match.
     """
-    if ctx.source_words <= 0 or ctx.generation_strategy != "free":
+    words = ctx.source_words if words is None else words
+    if words <= 0 or ctx.generation_strategy != "free":
         return evidence
     return trim_sources(
-        evidence,
-        question,
-        resources.embed(ctx),
-        ctx.source_words,
-        resources.stored_sentence_vectors(ctx),
+        evidence, question, resources.embed(ctx), words, resources.stored_sentence_vectors(ctx)
     )
+
+
+SMALLER_VIEW_WORDS = (60, 30)
+"""Words per source of the smaller views tried when a prompt would not fit the model."""
+
+
+def model_views(
+    question: str, evidence: list[dict[str, Any]], ctx: Context, resources: Resources
+) -> Iterator[list[dict[str, Any]]]:
+    """The sources as the model sees them (:func:`sources_for_model`), then ever smaller
+    views for a prompt that would not fit the model's context: fewer words per source
+    (free strategy), then the last sources left out, down to the first alone.
+
+    Most prompts fit at once; a long question with long sources, or text that takes many
+    tokens per word, takes a smaller view instead of failing. Citations stay valid: the
+    sources kept keep their numbers.
+    """
+    view = sources_for_model(question, evidence, ctx, resources)
+    yield view
+    if ctx.generation_strategy == "free":
+        for words in SMALLER_VIEW_WORDS:
+            if ctx.source_words <= 0 or words < ctx.source_words:
+                view = sources_for_model(question, evidence, ctx, resources, words)
+                yield view
+    for kept in range(len(view) - 1, 0, -1):
+        yield view[:kept]
 
 
 def draft_candidate(
@@ -119,14 +147,7 @@ def draft_candidate(
         previous = rejected.get("candidate", "")
         feedback = (rejected.get("verdict") or {}).get("feedback") or NO_FEEDBACK
     try:
-        generated = generate_candidate(
-            ctx.generation_strategy,
-            state["question"],
-            sources_for_model(state["question"], state.get("evidence", []), ctx, resources),
-            resources.invoker(ctx),
-            previous=previous,
-            feedback=feedback,
-        )
+        generated = _generate_in_context(state, ctx, resources, previous, feedback)
     except CiteGuardError:
         raise  # a setting or installation problem (no model installed ...): its own message
     except Exception as exc:  # noqa: BLE001 - any failure of the chat model, see below
@@ -154,6 +175,34 @@ def draft_candidate(
         "attempts": state.get("attempts", 0) + 1,
         "timings": add_timing(state, "generation", time.perf_counter() - started),
     }
+
+
+def _generate_in_context(
+    state: State,
+    ctx: Context,
+    resources: Resources,
+    previous: str | None,
+    feedback: str | None,
+) -> Generated:
+    """:func:`generate_candidate` on the largest view of the sources whose prompt fits the
+    model's context (:func:`model_views`); the last view's error when none does."""
+    too_long: PromptTooLongError | None = None
+    invoke = resources.invoker(ctx)
+    for view in model_views(state["question"], state.get("evidence", []), ctx, resources):
+        try:
+            return generate_candidate(
+                ctx.generation_strategy,
+                state["question"],
+                view,
+                invoke,
+                previous=previous,
+                feedback=feedback,
+            )
+        except PromptTooLongError as exc:
+            logger.info("%s; showing the model less of the sources", exc)
+            too_long = exc
+    assert too_long is not None  # model_views yields at least one view
+    raise too_long
 
 
 def redact_verdict(verdict: dict[str, Any]) -> dict[str, Any]:
