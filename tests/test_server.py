@@ -398,3 +398,32 @@ def test_server_end_to_end(server: dict[str, Any]) -> None:
 
     # "events" mode: the generator's calls (drafts, regeneration prompts) are not in it.
     assert model_call_events(server, UNANSWERABLE) == []
+
+
+def load_script() -> Any:
+    spec = importlib.util.spec_from_file_location("server_load", REPO / "scripts/server_load.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.integration
+def test_fifty_concurrent_runs_queue_and_all_complete(server: dict[str, Any]) -> None:
+    """50 runs at once on the one model: those it cannot serve yet wait in the server's
+    queue; every run ends in an answer or a refusal, none in an error. Bounded: the mix is
+    mostly questions refused before the model, plus a few that the model answers (the same
+    question, its prompt already in llama.cpp's cache)."""
+    import asyncio
+
+    script = load_script()
+    questions = [ANSWERABLE] + [*script.OFF_TOPIC_QUESTIONS] * 3  # 1 in 10 through the model
+    summary = asyncio.run(
+        script.run_load(
+            server["url"], clients=50, duration=0, timeout=RUN_TIMEOUT_S, questions=questions
+        )
+    )
+    print(json.dumps({k: v for k, v in summary.items() if k != "runs_detail"}))
+    assert summary["runs"] == 50 and summary["errors"] == []
+    assert summary["statuses"] == {"answered": 5, "refused": 45}
+    assert summary["refusal_reasons"] == {"insufficient_evidence": 45}
