@@ -311,11 +311,9 @@ class SentenceTransformerEmbedder:
                     ]
                     input_ids[row, : len(ids)] = torch.tensor(ids)
                     mask[row, : len(ids)] = 1
-                features = {
-                    "input_ids": input_ids,
-                    "attention_mask": mask,
-                    "token_type_ids": torch.zeros_like(input_ids),
-                }
+                features = {"input_ids": input_ids, "attention_mask": mask}
+                if "token_type_ids" in self._tokenizer.model_input_names:  # BERT, not MPNet
+                    features["token_type_ids"] = torch.zeros_like(input_ids)
                 out = self._model(features)
                 vectors = out["sentence_embedding"].float().numpy()
                 tokens = out["token_embeddings"].float().numpy()
@@ -373,18 +371,15 @@ def _pool_spans(
     ``pieces`` are each window's (word piece offsets, shape (n, 2); their states)."""
     out = np.zeros((len(spans), len(fallback)), dtype=np.float32)
     for row, (span_start, span_end) in enumerate(spans):
-        total = np.zeros(len(fallback), dtype=np.float32)
-        count = 0
+        total = np.zeros(len(fallback), dtype=np.float32)  # the sum has the mean's direction
+        found = False
         for offsets, states in pieces:
             starts, ends = offsets[:, 0], offsets[:, 1]
             inside = (starts < span_end) & (ends > span_start) & (ends > starts)
             if inside.any():
                 total += states[inside].sum(axis=0)
-                count += int(inside.sum())
-        if count == 0:
-            out[row] = fallback
-            continue
-        out[row] = total / max(float(np.linalg.norm(total)), 1e-12)
+                found = True
+        out[row] = total / max(float(np.linalg.norm(total)), 1e-12) if found else fallback
     return out
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from citeguard.errors import ModelUnavailableError
+from citeguard.errors import ModelUnavailableError, PromptTooLongError
 from citeguard.llm.local_llama import (
     DEFAULT_N_CTX,
     LocalLlama,
@@ -77,7 +78,7 @@ class LocalJudge:
         the chat-formatted question. See docs/models.md: on real answers it separates right
         from wrong sentences only moderately (AUROC ~0.8), so combine it with other checks.
         """
-        return self.yes_probability(judge_messages(claim, evidence))
+        return self._fitted(lambda text: judge_messages(claim, text), evidence)
 
     def answers_question_probability(self, question: str, evidence: str) -> float:
         """P(Yes) that ``evidence`` answers ``question``.
@@ -87,7 +88,23 @@ class LocalJudge:
         sample corpus it separated right answers from answers to unanswerable questions with
         AUROC 0.90 (``bench/answer_relevance_probe.py --mode evidence``).
         """
-        return self.yes_probability(relevance_messages(question, evidence))
+        return self._fitted(lambda text: relevance_messages(question, text), evidence)
+
+    def _fitted(self, messages: Callable[[str], list[dict[str, str]]], evidence: str) -> float:
+        """:meth:`yes_probability` of ``messages(evidence)``, with the evidence cut to its
+        first words when the prompt would not fit the context (twice at most), and 0.0 when
+        even that does not fit. Cutting can only lose support, never add it, so an answer
+        judged on cut evidence is at worst refused."""
+        for _ in range(1 + JUDGE_CUTS):
+            try:
+                return self.yes_probability(messages(evidence))
+            except PromptTooLongError as exc:
+                words = evidence.split()
+                keep = int(len(words) * exc.room / exc.prompt_tokens * 0.9)
+                logger.info("%s; judging on the evidence's first %d words", exc, keep)
+                evidence = " ".join(words[:keep])
+        logger.warning("judge prompt does not fit the context: judged as a No")
+        return 0.0
 
     def yes_probability(self, messages: list[dict[str, str]]) -> float:
         """Softmax of the "Yes" and "No" next-token logits after the chat-formatted messages."""
@@ -95,9 +112,7 @@ class LocalJudge:
         prompt = self.model.chat_formatter()(messages=without_control_tokens(messages)).prompt
         tokens = llama.tokenize(prompt.encode(), add_bos=True, special=True)
         if len(tokens) >= llama.n_ctx():
-            raise ValueError(
-                f"judge prompt has {len(tokens)} tokens, over the {llama.n_ctx()} context"
-            )
+            raise PromptTooLongError(len(tokens), llama.n_ctx() - 1)
         yes_id, no_id = self._yes_no_tokens()
         with self.model.lock:
             # Timed under the lock, as generation is: the counts are the model's work, not
@@ -122,6 +137,10 @@ class LocalJudge:
                 raise ModelUnavailableError("the model's vocabulary has no single-token 'Yes'/'No'")
             self._answer_tokens = (yes[0], no[0])
         return self._answer_tokens
+
+
+JUDGE_CUTS = 2
+"""How many times the judge cuts evidence that does not fit the context before it says No."""
 
 
 def local_judge(
