@@ -5,9 +5,11 @@ sources are ~85% of that prompt. ``trim_sources`` keeps, per source, the sentenc
 similar to the question (embedding cosine plus the share of the question's words they
 contain) up to a word budget, in document order, joined by an ellipsis.
 
-The sentences' vectors come from the index, which embeds every chunk's sentences at ingest
+The sentences' vectors come from the index, which stores a vector for every chunk's
+sentences at ingest, pooled from the chunk's own embedding pass
 (``citeguard.index.sentence_vectors``); sources the index does not cover (an index written
-before it stored them, an injected searcher) are embedded here, once per process.
+before it stored them, an injected searcher) have their sentences embedded here, once per
+process.
 
 Only the model's view is trimmed: the evidence in state, which validation checks claims
 against and citations quote from, stays whole. A claim the model takes from the trimmed
