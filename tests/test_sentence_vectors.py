@@ -115,7 +115,7 @@ class PoolingEmbedder(HashingEmbedder):
         self.documents_calls.append(list(texts))
         return super().embed_documents(texts, show_progress)
 
-    def embed_with_spans(self, texts, spans, show_progress: bool = False):  # type: ignore[no-untyped-def]
+    def embed_with_spans(self, texts, spans):  # type: ignore[no-untyped-def]
         self.span_calls += 1
         whole = HashingEmbedder.embed_documents(self, texts)
         parts = [

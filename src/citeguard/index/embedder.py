@@ -77,10 +77,7 @@ class SpanEmbedder(Protocol):
     """
 
     def embed_with_spans(
-        self,
-        texts: Sequence[str],
-        spans: Sequence[Sequence[Span]],
-        show_progress: bool = False,
+        self, texts: Sequence[str], spans: Sequence[Sequence[Span]]
     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """Each text's embedding (as ``embed_documents`` gives it) and, for text ``i``, one
         L2-normalized float32 vector per span of ``spans[i]``, shape (len(spans[i]), dimension).
@@ -274,10 +271,7 @@ class SentenceTransformerEmbedder:
         return self.embed_documents([text])[0]
 
     def embed_with_spans(
-        self,
-        texts: Sequence[str],
-        spans: Sequence[Sequence[Span]],
-        show_progress: bool = False,
+        self, texts: Sequence[str], spans: Sequence[Sequence[Span]]
     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """See :class:`SpanEmbedder`.
 
@@ -298,7 +292,7 @@ class SentenceTransformerEmbedder:
         states: list[np.ndarray] = [np.zeros(0)] * len(windows)
         batches = range(0, len(order), SPAN_BATCH_WINDOWS)
         with torch.inference_mode():
-            for start in _maybe_progress(batches, show_progress):
+            for start in batches:
                 batch = order[start : start + SPAN_BATCH_WINDOWS]
                 width = max(len(windows[w].ids) for w in batch) + 2
                 input_ids = torch.zeros((len(batch), width), dtype=torch.long)
@@ -381,14 +375,6 @@ def _pool_spans(
                 found = True
         out[row] = total / max(float(np.linalg.norm(total)), 1e-12) if found else fallback
     return out
-
-
-def _maybe_progress(items: range, show: bool) -> Any:
-    if not show:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, desc="embedding", unit="batch")
 
 
 @functools.lru_cache(maxsize=4)
