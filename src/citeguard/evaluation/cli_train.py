@@ -1,4 +1,6 @@
-"""``citeguard train DATASET --out DIR [--kind scorer|verifier]``: train a cross-encoder.
+"""``citeguard train DATASET --out DIR [--kind scorer|verifier]``: train a cross-encoder;
+``citeguard calibrate DATASET --model DIR --out DIR``: fit a trained scorer's thresholds on
+whole questions (:mod:`citeguard.evaluation.calibrate_scorer`).
 
 Any dataset in the project's format works (``docs/`` + ``questions.jsonl`` with gold
 character spans; ``categories.json`` adds wordings), so a user with labelled questions over
@@ -13,8 +15,10 @@ import argparse
 import dataclasses
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
+from citeguard.evaluation.calibrate_scorer import CalibrationSettings
 from citeguard.evaluation.train_cross_encoder import KINDS, TrainSettings
 from citeguard.evaluation.train_pairs import PairSettings
 
@@ -110,3 +114,92 @@ def _progress_bar() -> Any:
     from tqdm.auto import tqdm
 
     return tqdm(desc="training", unit="step")
+
+
+CALIBRATE_OPTIONS = (
+    ("max_questions", CalibrationSettings, int, "validation questions drawn (seeded)"),
+    ("target_precision", CalibrationSettings, float, "precision the answer threshold aims at"),
+    ("floor_keep", CalibrationSettings, float, "share of answerable questions the floor keeps"),
+    ("seed", CalibrationSettings, int, "seed of the question sample"),
+)
+
+
+def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``calibrate`` sub-command: fit a trained scorer's thresholds per question."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "calibrate",
+        help="fit a trained evidence scorer's thresholds on whole questions, as the graph "
+        "uses them",
+        description="Index the validation documents of DATASET (the split training used), "
+        "ask each question as the graph does, score its sources' best passage, and write the "
+        "answer threshold and refusal floor into MODEL/model.json. Takes about a second per "
+        "question on 2 cores, plus indexing.",
+    )
+    p.add_argument("dataset", metavar="DATASET", help="the dataset the scorer was trained on")
+    p.add_argument("--model", required=True, metavar="MODEL", help="the trained scorer's folder")
+    p.add_argument(
+        "--out", required=True, metavar="DIR", help="where the index and calibration.json go"
+    )
+    for field, owner, kind, text in CALIBRATE_OPTIONS:
+        p.add_argument(
+            "--" + field.replace("_", "-"),
+            type=kind,
+            default=None,
+            help=f"{text} (default: {getattr(owner(), field)})",
+        )
+    p.add_argument(
+        "--validation-share",
+        type=float,
+        default=PairSettings().validation_share,
+        help="share of documents training kept for validation (default: %(default)s)",
+    )
+    p.add_argument(
+        "--split-seed",
+        type=int,
+        default=PairSettings().seed,
+        help="the seed training split the documents with (default: %(default)s)",
+    )
+    return p
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Calibrate and print the thresholds and what they do on the validation questions."""
+    from citeguard.errors import ModelUnavailableError
+    from citeguard.evaluation.calibrate_scorer import calibrate_scorer
+    from citeguard.learned.cross_encoder import CrossEncoder
+
+    try:
+        scorer = CrossEncoder(Path(args.model))
+    except ModelUnavailableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    chosen = {
+        field: getattr(args, field)
+        for field, *_ in CALIBRATE_OPTIONS
+        if getattr(args, field) is not None
+    }
+    pairs = PairSettings(validation_share=args.validation_share, seed=args.split_seed)
+    interactive = sys.stderr.isatty()
+
+    def on_question(done: int, total: int) -> None:
+        if not interactive and (done % PROGRESS_EVERY == 0 or done == total):
+            print(f"calibrating: question {done}/{total}", file=sys.stderr, flush=True)
+
+    result = calibrate_scorer(
+        args.dataset,
+        args.model,
+        args.out,
+        scorer,
+        CalibrationSettings(**chosen),
+        pairs,
+        progress=interactive,
+        on_question=on_question,
+    )
+    print(
+        f"answer threshold {result['threshold']:.3f}, refusal floor "
+        f"{result['recall_threshold']:.3f} on {result['questions']} questions "
+        f"(question AUROC {result['question_auroc']}); written to {args.model}/model.json"
+    )
+    print(f"over the answer threshold: {result['over_threshold']}")
+    print(f"under the floor: {result['under_floor']}; details: {args.out}/calibration.json")
+    return 0

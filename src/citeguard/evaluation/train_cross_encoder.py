@@ -166,7 +166,8 @@ def keep_threshold(scores: Sequence[float], labels: Sequence[int], keep: float) 
     positives = np.sort(np.asarray(scores, dtype=float)[np.asarray(labels) == 1])
     if not len(positives):
         return 0.5
-    return float(positives[int(np.floor((1 - keep) * len(positives)))])
+    # Rounded first: (1 - 0.9) * 20 is 1.9999999999999996 in floating point, not 2.
+    return float(positives[int(np.floor(round((1 - keep) * len(positives), 9)))])
 
 
 def _sample(pairs: list[TextPair], limit: int, rng: random.Random) -> list[TextPair]:

@@ -1,4 +1,5 @@
-"""The ``citeguard`` command line: ingest, search, remove, ask, graph, eval, train."""
+"""The ``citeguard`` command line: ingest, search, remove, ask, graph, eval, train,
+calibrate."""
 
 from __future__ import annotations
 
@@ -156,10 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("graph", help="print the answer graph as Mermaid")
 
     from citeguard.evaluation.cli_eval import add_eval_parser
-    from citeguard.evaluation.cli_train import add_train_parser
+    from citeguard.evaluation.cli_train import add_calibrate_parser, add_train_parser
 
     add_eval_parser(sub)
     add_train_parser(sub)
+    add_calibrate_parser(sub)
     return parser
 
 
@@ -352,6 +354,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return run_train(args)
 
 
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from citeguard.evaluation.cli_train import run_calibrate
+
+    return run_calibrate(args)
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from citeguard.evaluation.cli_eval import run_eval
 
@@ -361,6 +369,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 COMMANDS = {
     "eval": _cmd_eval,
     "train": _cmd_train,
+    "calibrate": _cmd_calibrate,
     "ingest": _cmd_ingest,
     "search": _cmd_search,
     "remove": _cmd_remove,

@@ -1,0 +1,238 @@
+"""Fit the evidence scorer's thresholds on whole questions, the way the graph uses them.
+
+Training fits thresholds on single (question, passage) pairs. The graph decides on
+something else: the *best* passage among a question's sources, a maximum over some twenty
+passages, so a threshold fitted per pair lets too little or too much through (the pair
+threshold fitted for 95% precision is reached by ~2% of answerable questions). Here the
+thresholds are fitted on questions of the training dataset's validation documents (the
+seeded split training used, never trained on), asked as the graph asks them:
+
+1. the validation documents are indexed with the real ingest pipeline (``OUT/index``);
+2. each question (a seeded sample of at most ``max_questions``) is searched in its own
+   document with the graph's defaults (:class:`~citeguard.graph.context.Context`: top_k,
+   context_k, mode, alpha, fusion); the first ``context_k`` hits are the sources;
+3. each source is scored by its best passage; the question's best passage is the one the
+   passage answer (``scorer_answer``) would quote.
+
+Fitted, and written into the model's ``model.json`` (the pair-level values are kept as
+``pair_threshold`` and ``pair_recall_threshold``):
+
+- ``threshold`` (the answer threshold): the lowest best-passage score at which that passage
+  holds a gold span at least ``target_precision`` of the time, over all questions
+  (an unanswerable question's best passage never does);
+- ``recall_threshold`` (the refusal floor): the highest score that still keeps
+  ``floor_keep`` of the answerable questions whose sources hold a gold span.
+
+``OUT/calibration.json`` holds every question's score and labels, the question-level AUROC
+and what each threshold does on these questions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
+from citeguard.evaluation.matching import span_overlaps
+from citeguard.evaluation.train_cross_encoder import auroc, fit_threshold, keep_threshold
+from citeguard.evaluation.train_pairs import PairSettings, validation_documents
+from citeguard.learned.cross_encoder import DESCRIPTION_FILE, describe_cross_encoder
+from citeguard.learned.evidence import PairScorer, best_passages
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CalibrationSettings:
+    """How the question-level thresholds are fitted; stored with them."""
+
+    max_questions: int = 600
+    """Questions drawn (seeded) from the validation documents: bounds CPU time."""
+    target_precision: float = 0.9
+    floor_keep: float = 0.95
+    seed: int = 13
+
+
+@dataclass(frozen=True)
+class QuestionScore:
+    """One question as the graph would see it."""
+
+    id: str
+    answerable: bool
+    best_score: float
+    best_passage_answers: bool
+    """The best passage holds (most of) a gold span, or is mostly gold text."""
+    sources_hold_gold: bool
+
+
+def passage_holds_gold(passage: str, gold_spans: Sequence[str]) -> bool:
+    """Most of a gold span is in the passage, or most of the passage is gold text (a
+    clause longer than a passage)."""
+    return any(span_overlaps(s, passage) or span_overlaps(passage, s) for s in gold_spans)
+
+
+def score_question(
+    question: Question, source_texts: Sequence[str], scorer: PairScorer
+) -> QuestionScore:
+    """The best passage of the sources for ``question``, and whether it answers."""
+    gold = [s.text for s in question.gold_spans if s.text.strip()]
+    if not source_texts:
+        return QuestionScore(question.id, question.answerable, 0.0, False, False)
+    best = best_passages(scorer, question.question, source_texts)
+    top = int(np.argmax([b.score for b in best]))
+    passage = source_texts[top][best[top].start : best[top].end]
+    return QuestionScore(
+        id=question.id,
+        answerable=question.answerable,
+        best_score=best[top].score,
+        best_passage_answers=question.answerable and passage_holds_gold(passage, gold),
+        sources_hold_gold=question.answerable
+        and any(span_overlaps(s, text) for s in gold for text in source_texts),
+    )
+
+
+def fit_question_thresholds(
+    rows: Sequence[QuestionScore], settings: CalibrationSettings
+) -> dict[str, Any]:
+    """The two thresholds from scored questions, and what they do on them."""
+    scores = [r.best_score for r in rows]
+    threshold = fit_threshold(
+        scores, [int(r.best_passage_answers) for r in rows], settings.target_precision
+    )
+    floor_rows = [r for r in rows if r.sources_hold_gold]
+    floor = (
+        keep_threshold(
+            [r.best_score for r in floor_rows], [1] * len(floor_rows), settings.floor_keep
+        )
+        if floor_rows
+        else 0.0
+    )
+    floor = min(floor, threshold)
+    answerable = [r for r in rows if r.answerable]
+    unanswerable = [r for r in rows if not r.answerable]
+
+    def share(
+        items: Sequence[QuestionScore], test: Callable[[QuestionScore], bool]
+    ) -> float | None:
+        return sum(test(r) for r in items) / len(items) if items else None
+
+    over = [r for r in rows if r.best_score >= threshold]
+    return {
+        "threshold": threshold,
+        "recall_threshold": floor,
+        "questions": len(rows),
+        "answerable": len(answerable),
+        "question_auroc": auroc(scores, [int(r.answerable) for r in rows]),
+        "answering_passage_auroc": auroc(scores, [int(r.best_passage_answers) for r in rows]),
+        "over_threshold": {
+            "answerable": share(answerable, lambda r: r.best_score >= threshold),
+            "unanswerable": share(unanswerable, lambda r: r.best_score >= threshold),
+            "best_passage_answers": share(over, lambda r: r.best_passage_answers),
+        },
+        "under_floor": {
+            "answerable": share(answerable, lambda r: r.best_score < floor),
+            "unanswerable": share(unanswerable, lambda r: r.best_score < floor),
+        },
+    }
+
+
+def _validation_questions(
+    dataset: Path, pair_settings: PairSettings, settings: CalibrationSettings
+) -> list[Question]:
+    questions = [q for q in load_questions(dataset / "questions.jsonl", unique_ids=False) if q.doc]
+    held_out = validation_documents(questions, pair_settings)
+    chosen = [q for q in questions if q.doc in held_out]
+    if len(chosen) > settings.max_questions:
+        chosen = random.Random(settings.seed).sample(chosen, settings.max_questions)
+    return chosen
+
+
+def calibrate_scorer(
+    dataset: str | Path,
+    model_dir: str | Path,
+    out: str | Path,
+    scorer: PairScorer,
+    settings: CalibrationSettings | None = None,
+    pair_settings: PairSettings | None = None,
+    progress: bool = False,
+    on_question: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Index the validation documents, score their questions, fit and write the thresholds.
+
+    Args:
+        scorer: the model in ``model_dir``, loaded (tests pass a fake).
+        pair_settings: the split training used (its seed and validation share).
+
+    Returns:
+        The contents of ``OUT/calibration.json`` (without the per-question rows).
+    """
+    from citeguard.graph.context import Context
+    from citeguard.index.search import load_index
+    from citeguard.ingest.pipeline import ingest_paths
+
+    settings = settings or CalibrationSettings()
+    pair_settings = pair_settings or PairSettings()
+    root, folder, model = Path(dataset), Path(out), Path(model_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    questions = _validation_questions(root, pair_settings, settings)
+    docs = sorted({q.doc for q in questions if q.doc})
+    docs_dir = dataset_docs_dir(root)
+    summary = ingest_paths([docs_dir / d for d in docs], folder / "index", progress=progress)
+    if summary.skipped:
+        logger.warning("%d validation documents could not be indexed", len(summary.skipped))
+    searcher = load_index(folder / "index")
+    indexed = set(searcher.documents)
+    defaults = Context()
+    rows: list[QuestionScore] = []
+    for n, question in enumerate(questions, start=1):
+        scope = question.scope(indexed)
+        if not scope or not set(scope) <= indexed:
+            continue
+        hits = searcher.search(
+            question.question,
+            k=defaults.top_k,
+            mode=defaults.retrieval_mode,
+            alpha=defaults.alpha,
+            docs=scope,
+            fusion=defaults.fusion,
+            rerank=defaults.rerank,
+        )
+        sources = [hit.chunk.text for hit in hits[: defaults.context_k]]
+        rows.append(score_question(question, sources, scorer))
+        if on_question is not None:
+            on_question(n, len(questions))
+    fitted = fit_question_thresholds(rows, settings)
+    result = {
+        "dataset": str(dataset),
+        "model": str(model),
+        "settings": asdict(settings),
+        "split": {"seed": pair_settings.seed, "validation_share": pair_settings.validation_share},
+        "documents": len(docs),
+        **fitted,
+    }
+    (folder / "calibration.json").write_text(
+        json.dumps({**result, "rows": [asdict(r) for r in rows]}, indent=2) + "\n"
+    )
+    previous = json.loads((model / DESCRIPTION_FILE).read_text())
+    describe_cross_encoder(
+        model,
+        {
+            "pair_threshold": previous.get("pair_threshold", previous.get("threshold")),
+            "pair_recall_threshold": previous.get(
+                "pair_recall_threshold", previous.get("recall_threshold")
+            ),
+            "threshold": fitted["threshold"],
+            "recall_threshold": fitted["recall_threshold"],
+            "question_calibration": {
+                k: v for k, v in result.items() if k not in ("threshold", "recall_threshold")
+            },
+        },
+    )
+    return result

@@ -1,0 +1,130 @@
+"""Question-level calibration of the evidence scorer (``citeguard calibrate``).
+
+The thresholds the graph reads are fitted on the best passage of each question's sources;
+these tests check the fitting rule, the per-question labels, and the command end to end on
+a tiny generated dataset (real ingest, real MiniLM embedder, a real trained scorer).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_training import make_dataset
+
+from citeguard.evaluation.calibrate_scorer import (
+    CalibrationSettings,
+    QuestionScore,
+    fit_question_thresholds,
+    passage_holds_gold,
+    score_question,
+)
+from citeguard.evaluation.dataset import GoldSpan, Question
+from citeguard.learned.cross_encoder import CrossEncoder
+from citeguard.serve import cli
+
+
+class KeywordScorer:
+    """P(answers) = 0.9 when the passage says "governed", else 0.2."""
+
+    threshold = 0.5
+    recall_threshold = 0.1
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return np.array([0.9 if "governed" in passage else 0.2 for _, passage in pairs])
+
+
+def row(score: float, answers: bool, answerable: bool = True, gold: bool = True) -> QuestionScore:
+    return QuestionScore("q", answerable, score, answers, gold and answerable)
+
+
+def test_answer_threshold_is_the_lowest_score_with_the_target_precision() -> None:
+    rows = [
+        row(0.95, True),
+        row(0.9, True),
+        row(0.8, False, answerable=False),
+        row(0.7, True),
+        row(0.6, True),
+        row(0.3, False, answerable=False),
+        row(0.2, False),
+    ]
+    fitted = fit_question_thresholds(rows, CalibrationSettings(target_precision=0.8))
+    # Above 0.6: 4 right of 5 (0.8); above 0.3: 4 of 6 (0.67).
+    assert fitted["threshold"] == 0.6
+    assert fitted["over_threshold"]["unanswerable"] == 0.5
+    assert fitted["over_threshold"]["best_passage_answers"] == 0.8
+    strict = fit_question_thresholds(rows, CalibrationSettings(target_precision=1.0))
+    assert strict["threshold"] == 0.9
+
+
+def test_floor_keeps_the_share_of_answerable_questions_with_gold_in_view() -> None:
+    # The answer in view for every answerable question, the best passage right from 0.5 up.
+    rows = [row(score / 20, score >= 10) for score in range(1, 21)] + [
+        row(0.01, False, answerable=False)
+    ]
+    fitted = fit_question_thresholds(rows, CalibrationSettings(floor_keep=0.9))
+    kept = [r for r in rows if r.sources_hold_gold and r.best_score >= fitted["recall_threshold"]]
+    assert len(kept) == 18  # 90% of the 20
+    assert fitted["under_floor"]["unanswerable"] == 1.0
+    assert fitted["recall_threshold"] == 0.15 < fitted["threshold"] == 0.45
+
+
+def test_question_is_labelled_by_its_best_passage() -> None:
+    clause = "This Agreement shall be governed by the laws of the State of Texas."
+    sources = ["Payments are due within thirty days. " * 3, "Notices in writing. " + clause]
+    asked = Question(
+        id="a", question="Which law governs?", answerable=True,
+        gold_spans=(GoldSpan(text=clause),), doc="c.txt",
+    )  # fmt: skip
+    scored = score_question(asked, sources, KeywordScorer())
+    assert scored.best_score == 0.9 and scored.best_passage_answers and scored.sources_hold_gold
+    wrong_view = score_question(asked, sources[:1], KeywordScorer())
+    assert not wrong_view.best_passage_answers and not wrong_view.sources_hold_gold
+    absent = Question(id="b", question="Which law governs?", answerable=False, doc="c.txt")
+    assert not score_question(absent, sources, KeywordScorer()).best_passage_answers
+    assert score_question(asked, [], KeywordScorer()).best_score == 0.0
+
+
+def test_a_clause_longer_than_the_passage_still_counts() -> None:
+    clause = " ".join(f"The licensee shall pay fee number {n}." for n in range(40))
+    assert passage_holds_gold(clause[:200], [clause])
+    assert not passage_holds_gold("Nothing of the kind is said here at all.", [clause])
+
+
+@pytest.mark.integration
+def test_calibrate_command_writes_thresholds_the_model_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    trained = tmp_path / "scorer"
+    assert cli.main(
+        ["train", str(dataset), "--out", str(trained), "--max-train-pairs", "16",
+         "--batch-size", "8", "--max-length", "64", "--validation-share", "0.5"]
+    ) == 0  # fmt: skip
+    before = CrossEncoder(trained / "model")
+    out = tmp_path / "calibration"
+    code = cli.main(
+        ["calibrate", str(dataset), "--model", str(trained / "model"), "--out", str(out),
+         "--validation-share", "0.5", "--target-precision", "0.5"]
+    )  # fmt: skip
+    assert code == 0
+    result = json.loads((out / "calibration.json").read_text())
+    assert result["documents"] == 3  # half of the six contracts
+    assert len(result["rows"]) == 6  # two questions each
+    assert sum(r["answerable"] for r in result["rows"]) == 4
+    after = CrossEncoder(trained / "model")
+    assert after.threshold == result["threshold"]
+    assert after.recall_threshold == result["recall_threshold"] <= after.threshold
+    assert after.description["pair_threshold"] == before.threshold
+    assert after.description["question_calibration"]["questions"] == 6
+    assert "written to" in capsys.readouterr().out
+    assert (out / "index").is_dir()
+
+
+def test_calibrate_reports_a_missing_model(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    code = cli.main(["calibrate", str(dataset), "--model", str(tmp_path / "none"), "--out", "x"])
+    assert code == 1
