@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_training import make_dataset
 
 from citeguard.evaluation.calibrate_scorer import (
     CalibrationSettings,
@@ -25,6 +24,7 @@ from citeguard.evaluation.calibrate_scorer import (
 from citeguard.evaluation.dataset import GoldSpan, Question
 from citeguard.learned.cross_encoder import CrossEncoder
 from citeguard.serve import cli
+from test_training import make_dataset
 
 
 class KeywordScorer:
@@ -38,7 +38,7 @@ class KeywordScorer:
 
 
 def row(score: float, answers: bool, answerable: bool = True, gold: bool = True) -> QuestionScore:
-    return QuestionScore("q", answerable, score, answers, gold and answerable)
+    return QuestionScore("q", "c.txt", answerable, score, answers, gold and answerable)
 
 
 def test_answer_threshold_is_the_lowest_score_with_the_target_precision() -> None:
@@ -120,6 +120,7 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     assert after.recall_threshold == result["recall_threshold"] <= after.threshold
     assert after.description["pair_threshold"] == before.threshold
     assert after.description["question_calibration"]["questions"] == 6
+    assert after.description["question_calibration"]["command"].startswith("citeguard calibrate")
     assert "written to" in capsys.readouterr().out
     assert (out / "index").is_dir()
 

@@ -65,6 +65,7 @@ class QuestionScore:
     """One question as the graph would see it."""
 
     id: str
+    doc: str
     answerable: bool
     best_score: float
     best_passage_answers: bool
@@ -84,12 +85,15 @@ def score_question(
     """The best passage of the sources for ``question``, and whether it answers."""
     gold = [s.text for s in question.gold_spans if s.text.strip()]
     if not source_texts:
-        return QuestionScore(question.id, question.answerable, 0.0, False, False)
+        return QuestionScore(
+            question.id, question.doc or "", question.answerable, 0.0, False, False
+        )
     best = best_passages(scorer, question.question, source_texts)
     top = int(np.argmax([b.score for b in best]))
     passage = source_texts[top][best[top].start : best[top].end]
     return QuestionScore(
         id=question.id,
+        doc=question.doc or "",
         answerable=question.answerable,
         best_score=best[top].score,
         best_passage_answers=question.answerable and passage_holds_gold(passage, gold),
@@ -163,6 +167,7 @@ def calibrate_scorer(
     pair_settings: PairSettings | None = None,
     progress: bool = False,
     on_question: Callable[[int, int], None] | None = None,
+    command: str = "",
 ) -> dict[str, Any]:
     """Index the validation documents, score their questions, fit and write the thresholds.
 
@@ -211,7 +216,7 @@ def calibrate_scorer(
     fitted = fit_question_thresholds(rows, settings)
     result = {
         "dataset": str(dataset),
-        "model": str(model),
+        "command": command,
         "settings": asdict(settings),
         "split": {"seed": pair_settings.seed, "validation_share": pair_settings.validation_share},
         "documents": len(docs),

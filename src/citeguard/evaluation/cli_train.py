@@ -194,6 +194,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         pairs,
         progress=interactive,
         on_question=on_question,
+        command="citeguard calibrate " + shlex.join(sys.argv[2:]),
     )
     print(
         f"answer threshold {result['threshold']:.3f}, refusal floor "
