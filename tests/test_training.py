@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 from safetensors.torch import load_file
 
+from citeguard.errors import ModelUnavailableError
 from citeguard.evaluation.train_cross_encoder import TrainSettings, auroc, fit_threshold
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
+from citeguard.learned.bi_encoder import BiEncoderScorer
 from citeguard.learned.cross_encoder import EMBEDDINGS_PREFIX, WEIGHTS_FILE, CrossEncoder
+from citeguard.learned.shipped import load_pair_model
 from citeguard.serve import cli
 from citeguard.text.passages import passages
 
@@ -145,3 +148,34 @@ def test_train_the_verifier_end_to_end(tmp_path: Path) -> None:
     assert groups["number"]["rejected_at_threshold"] is not None
     assert summary["validation"]["positives_kept_at_threshold"] >= 0.95
     assert (out / "report.md").read_text().startswith("# Support verifier")
+
+
+@pytest.mark.integration
+def test_train_a_bi_encoder_scorer_end_to_end(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    out = tmp_path / "bi"
+    code = cli.main(
+        ["train", str(dataset), "--out", str(out), "--architecture", "bi-encoder",
+         "--max-train-pairs", "24", "--batch-size", "8", "--max-length", "64",
+         "--validation-share", "0.34"]
+    )  # fmt: skip
+    assert code == 0
+    summary = json.loads((out / "training.json").read_text())
+    assert summary["train_settings"]["architecture"] == "bi-encoder"
+    loaded = load_pair_model(out / "model")
+    assert isinstance(loaded, BiEncoderScorer)
+    assert loaded.threshold == summary["validation"]["threshold"]
+    assert loaded.description["scale"] != 0 and "bias" in loaded.description
+    saved = load_file(str(out / "model" / WEIGHTS_FILE))
+    assert saved and not any(name.startswith("embeddings.") for name in saved)
+    assert {str(t.dtype) for t in saved.values()} == {"torch.float16"}
+    pairs = [("Which law governs?", "Governed by the laws of Texas."), ("a", "b")]
+    scores = loaded.scores(pairs)
+    assert scores.shape == (2,) and ((scores > 0) & (scores < 1)).all()
+    # The same text in many pairs is embedded once and scores the same everywhere.
+    again = loaded.scores([pairs[1], pairs[0], pairs[0]])
+    assert again[1] == again[2] and abs(again[1] - scores[0]) < 1e-6
+    weights = out / "model" / WEIGHTS_FILE
+    weights.write_bytes(weights.read_bytes()[:-8] + b"\0" * 8)
+    with pytest.raises(ModelUnavailableError, match="sha256"):
+        load_pair_model(out / "model")

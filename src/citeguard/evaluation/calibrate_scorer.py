@@ -147,9 +147,11 @@ def fit_question_thresholds(
     }
 
 
-def _validation_questions(
+def validation_questions(
     dataset: Path, pair_settings: PairSettings, settings: CalibrationSettings
 ) -> list[Question]:
+    """The questions of the documents training held out, a seeded sample of at most
+    ``settings.max_questions``."""
     questions = [q for q in load_questions(dataset / "questions.jsonl", unique_ids=False) if q.doc]
     held_out = validation_documents(questions, pair_settings)
     chosen = [q for q in questions if q.doc in held_out]
@@ -186,7 +188,7 @@ def calibrate_scorer(
     pair_settings = pair_settings or PairSettings()
     root, folder, model = Path(dataset), Path(out), Path(model_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    questions = _validation_questions(root, pair_settings, settings)
+    questions = validation_questions(root, pair_settings, settings)
     docs = sorted({q.doc for q in questions if q.doc})
     docs_dir = dataset_docs_dir(root)
     summary = ingest_paths([docs_dir / d for d in docs], folder / "index", progress=progress)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from citeguard.evaluation.calibrate_scorer import CalibrationSettings
-from citeguard.evaluation.train_cross_encoder import KINDS, TrainSettings
+from citeguard.evaluation.train_cross_encoder import ARCHITECTURES, KINDS, TrainSettings
 from citeguard.evaluation.train_pairs import PairSettings
 
 OPTIONS = (
@@ -53,6 +53,13 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="scorer: (question, passage) -> answers it?; verifier: (claim, evidence) -> "
         "supported? (default: scorer)",
     )
+    p.add_argument(
+        "--architecture",
+        choices=ARCHITECTURES,
+        default=None,
+        help="cross-encoder: the two texts read together; bi-encoder: each embedded apart, "
+        f"their cosine mapped to a probability (default: {TrainSettings().architecture})",
+    )
     for field, owner, kind, text in OPTIONS:
         default = getattr(owner(), field)
         p.add_argument(
@@ -73,7 +80,9 @@ def run_train(args: argparse.Namespace) -> int:
     from citeguard.evaluation.train_cross_encoder import train_cross_encoder
 
     chosen = {
-        field: getattr(args, field) for field, *_ in OPTIONS if getattr(args, field) is not None
+        field: getattr(args, field)
+        for field in [*(option[0] for option in OPTIONS), "architecture"]
+        if getattr(args, field) is not None
     }
     pair_fields = {f.name for f in dataclasses.fields(PairSettings)}
     train_fields = {f.name for f in dataclasses.fields(TrainSettings)}
@@ -166,10 +175,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
     """Calibrate and print the thresholds and what they do on the validation questions."""
     from citeguard.errors import ModelUnavailableError
     from citeguard.evaluation.calibrate_scorer import calibrate_scorer
-    from citeguard.learned.cross_encoder import CrossEncoder
+    from citeguard.learned.shipped import load_pair_model
 
     try:
-        scorer = CrossEncoder(Path(args.model))
+        scorer = load_pair_model(Path(args.model))
     except ModelUnavailableError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -5,9 +5,10 @@
 - the **support verifier** reads (claim, evidence): does the evidence support the claim?
   Claims and their controlled edits from :mod:`citeguard.evaluation.verifier_pairs`.
 
-Both start from the bundled MiniLM embedder's encoder (no model hub), with a one-logit head
-fine-tuned with binary cross-entropy, AdamW and a linear warm-up and decay, all seeded.
-Everything runs on CPU.
+Both start from the bundled MiniLM embedder's encoder (no model hub), fine-tuned with binary
+cross-entropy, AdamW and a linear warm-up and decay, all seeded, on CPU, in one of two
+architectures: a cross-encoder (the pair read together, a one-logit head) or a bi-encoder
+(each text embedded apart, P = sigmoid(scale * cosine + bias), ``citeguard.learned.bi_encoder``).
 
 Written to ``OUT``:
 
@@ -45,13 +46,14 @@ import numpy as np
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
 from citeguard.evaluation.verifier_pairs import build_claims
 from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL
+from citeguard.learned.bi_encoder import TrainableBiEncoder
 from citeguard.learned.cross_encoder import (
-    CrossEncoder,
     base_classifier,
     describe_cross_encoder,
     freeze_embeddings,
     save_cross_encoder,
 )
+from citeguard.learned.shipped import load_pair_model
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +61,10 @@ LICENCE = (
     "Trained on CUAD v1 (c) The Atticus Project, CC BY 4.0 (Hendrycks et al., NeurIPS 2021), "
     "when the dataset is cuad-train; weights derived from all-MiniLM-L6-v2 (Apache-2.0)."
 )
+
+
+Architecture = Literal["cross-encoder", "bi-encoder"]
+ARCHITECTURES: tuple[Architecture, ...] = ("cross-encoder", "bi-encoder")
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,11 @@ class TrainSettings:
     """The lower threshold keeps this share of the positive pairs (the scorer's refusal
     floor: below it, a passage is taken not to answer)."""
     seed: int = 13
+    architecture: Architecture = "cross-encoder"
+    """cross-encoder: the pair read together; bi-encoder: each text embedded apart and the
+    cosine mapped to a probability (``citeguard.learned.bi_encoder``)."""
+    line_learning_rate: float = 1e-2
+    """The bi-encoder's scale and bias (two numbers) learn at this rate."""
 
 
 def auroc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
@@ -180,13 +191,20 @@ def _write_pairs(pairs: Sequence[TextPair], path: Path) -> None:
             out.write(json.dumps(asdict(item)) + "\n")
 
 
-class _Scorer:
-    """The cross-encoder under training: tokenizer, model, and batched scoring."""
+class _CrossEncoderTrainee:
+    """The cross-encoder under training: tokenizer, model, and batched logits."""
 
     def __init__(self, base_model: str, max_length: int) -> None:
         self.tokenizer, self.model = base_classifier(base_model)
         freeze_embeddings(self.model)
         self.max_length = max_length
+
+    def parameter_groups(self, settings: TrainSettings) -> list[dict[str, Any]]:
+        trainable = [p for p in self.model.parameters() if p.requires_grad]
+        return [{"params": trainable, "lr": settings.learning_rate}]
+
+    def train(self) -> None:
+        self.model.train()
 
     def logits(self, pairs: Sequence[TextPair]) -> Any:
         batch = self.tokenizer(
@@ -198,6 +216,31 @@ class _Scorer:
             return_tensors="pt",
         )
         return self.model(**batch).logits.squeeze(-1)
+
+    def save(self, folder: Path, settings: TrainSettings) -> None:
+        save_cross_encoder(self.model, folder, settings.base_model, settings.max_length, {})
+
+
+class _BiEncoderTrainee:
+    """The bi-encoder under training (:class:`TrainableBiEncoder`), same interface."""
+
+    def __init__(self, base_model: str, max_length: int) -> None:
+        self.encoder = TrainableBiEncoder(base_model, max_length)
+
+    def parameter_groups(self, settings: TrainSettings) -> list[dict[str, Any]]:
+        return [
+            {"params": self.encoder.encoder_parameters(), "lr": settings.learning_rate},
+            {"params": self.encoder.line_parameters(), "lr": settings.line_learning_rate},
+        ]
+
+    def train(self) -> None:
+        self.encoder.train()
+
+    def logits(self, pairs: Sequence[TextPair]) -> Any:
+        return self.encoder.logits([p.first for p in pairs], [p.second for p in pairs])
+
+    def save(self, folder: Path, settings: TrainSettings) -> None:
+        self.encoder.save(folder, settings.base_model, settings.max_length, {})
 
 
 def train_cross_encoder(
@@ -235,9 +278,12 @@ def train_cross_encoder(
         len(validation_pairs),
     )
 
-    scorer = _Scorer(settings.base_model, settings.max_length)
-    trainable = [p for p in scorer.model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(trainable, lr=settings.learning_rate)
+    trainee: _CrossEncoderTrainee | _BiEncoderTrainee = (
+        _BiEncoderTrainee(settings.base_model, settings.max_length)
+        if settings.architecture == "bi-encoder"
+        else _CrossEncoderTrainee(settings.base_model, settings.max_length)
+    )
+    optimizer = torch.optim.AdamW(trainee.parameter_groups(settings))
     steps = settings.epochs * math.ceil(len(chosen) / settings.batch_size)
     schedule = get_linear_schedule_with_warmup(
         optimizer, int(steps * settings.warmup_share), max(steps, 1)
@@ -248,11 +294,11 @@ def train_cross_encoder(
     for _ in range(settings.epochs):
         order = chosen[:]
         rng.shuffle(order)
-        scorer.model.train()
+        trainee.train()
         for i in range(0, len(order), settings.batch_size):
             batch = order[i : i + settings.batch_size]
             targets = torch.tensor([float(p.label) for p in batch])
-            loss = loss_fn(scorer.logits(batch), targets)
+            loss = loss_fn(trainee.logits(batch), targets)
             loss.backward()
             optimizer.step()
             schedule.step()
@@ -266,8 +312,8 @@ def train_cross_encoder(
     # Measured on what ships: the weights as saved (float16, embeddings from the base
     # model), loaded the way the graph loads them.
     model_dir = folder / "model"
-    save_cross_encoder(scorer.model, model_dir, settings.base_model, settings.max_length, {})
-    shipped = CrossEncoder(model_dir, batch_size=settings.batch_size * 2)
+    trainee.save(model_dir, settings)
+    shipped = load_pair_model(model_dir)
     scores = shipped.scores([(p.first, p.second) for p in validation_pairs]).tolist()
     labels = [p.label for p in validation_pairs]
     if kind == "scorer":

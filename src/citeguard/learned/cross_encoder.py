@@ -85,16 +85,37 @@ def save_cross_encoder(
         for name, tensor in model.state_dict().items()
         if not name.startswith(EMBEDDINGS_PREFIX)
     }
+    save_file(tensors, str(folder / WEIGHTS_FILE))
+    return write_description(folder, {"base_model": base_model, "max_length": max_length, **about})
+
+
+def write_description(folder: Path, description: dict[str, Any]) -> dict[str, Any]:
+    """Write ``model.json``: ``description`` with the saved weights' sha256 and size."""
     weights = folder / WEIGHTS_FILE
-    save_file(tensors, str(weights))
-    description = {
-        "base_model": base_model,
-        "max_length": max_length,
-        **about,
+    described = {
+        **description,
         "weights_sha256": file_sha256(weights),
         "weights_bytes": weights.stat().st_size,
     }
-    (folder / DESCRIPTION_FILE).write_text(json.dumps(description, indent=2) + "\n")
+    (folder / DESCRIPTION_FILE).write_text(json.dumps(described, indent=2) + "\n")
+    return described
+
+
+def read_description(folder: Path) -> dict[str, Any]:
+    """A saved model's ``model.json``, once its weights are found to match their sha256.
+
+    Raises:
+        ModelUnavailableError: a file is missing or the weights differ from the ones
+            described.
+    """
+    weights = folder / WEIGHTS_FILE
+    described = folder / DESCRIPTION_FILE
+    if not weights.is_file() or not described.is_file():
+        raise ModelUnavailableError(f"no trained model in {folder}")
+    description: dict[str, Any] = json.loads(described.read_text())
+    expected = description.get("weights_sha256")
+    if expected and file_sha256(weights) != expected:
+        raise ModelUnavailableError(f"{weights} does not match its sha256 in {described}")
     return description
 
 
@@ -116,14 +137,8 @@ class CrossEncoder:
     """
 
     def __init__(self, folder: Path, batch_size: int = 32) -> None:
+        self.description = read_description(folder)
         weights = folder / WEIGHTS_FILE
-        described = folder / DESCRIPTION_FILE
-        if not weights.is_file() or not described.is_file():
-            raise ModelUnavailableError(f"no trained model in {folder}")
-        self.description: dict[str, Any] = json.loads(described.read_text())
-        expected = self.description.get("weights_sha256")
-        if expected and file_sha256(weights) != expected:
-            raise ModelUnavailableError(f"{weights} does not match its sha256 in {described}")
         import torch
         from safetensors.torch import load_file
 

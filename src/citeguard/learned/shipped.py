@@ -10,13 +10,16 @@ trained model: lexical sufficiency floors, the model's own refusal, the local LL
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from pathlib import Path
 from typing import Literal
 
 from citeguard.environment import learned_weights
 from citeguard.errors import ModelUnavailableError
-from citeguard.learned.cross_encoder import CrossEncoder
+from citeguard.learned.bi_encoder import ARCHITECTURE as BI_ENCODER
+from citeguard.learned.bi_encoder import BiEncoderScorer
+from citeguard.learned.cross_encoder import DESCRIPTION_FILE, CrossEncoder
 
 logger = logging.getLogger(__name__)
 
@@ -38,12 +41,34 @@ def shipped_folder(kind: LearnedKind) -> Path:
     return SHIPPED_WEIGHTS / kind
 
 
+PairModel = CrossEncoder | BiEncoderScorer
+
+
+def load_pair_model(folder: Path) -> PairModel:
+    """The saved model in ``folder``, by the architecture its ``model.json`` names (a
+    cross-encoder when it names none).
+
+    Raises:
+        ModelUnavailableError: see :class:`CrossEncoder` and :class:`BiEncoderScorer`.
+    """
+    described = folder / DESCRIPTION_FILE
+    if not described.is_file():
+        raise ModelUnavailableError(f"no trained model in {folder}")
+    try:
+        architecture = json.loads(described.read_text()).get("architecture")
+    except (OSError, ValueError) as exc:
+        raise ModelUnavailableError(f"no readable {described}: {exc}") from exc
+    if architecture == BI_ENCODER:
+        return BiEncoderScorer(folder)
+    return CrossEncoder(folder)
+
+
 @functools.cache
-def shipped_model(kind: LearnedKind) -> CrossEncoder | None:
+def shipped_model(kind: LearnedKind) -> PairModel | None:
     """The shipped ``kind`` loaded (once per process), or None after one warning."""
     folder = shipped_folder(kind)
     try:
-        return CrossEncoder(folder)
+        return load_pair_model(folder)
     except (ModelUnavailableError, ImportError, OSError, ValueError, RuntimeError) as exc:
         logger.warning("the trained %s could not be loaded (%s); %s", kind, exc, _FALLBACK[kind])
         return None

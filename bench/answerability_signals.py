@@ -1,0 +1,158 @@
+"""Which signal tells an answerable question from an unanswerable one, before any model call?
+
+    python bench/answerability_signals.py DATASET --index DIR [--validation-split]
+        [--embedder PATH] [--out FILE]
+
+For every question (with ``--validation-split``: the seeded sample of the training split's
+held-out documents that ``citeguard calibrate`` uses; else all of DATASET), hybrid search in
+its own document with the graph's defaults, the first ``context_k`` hits as sources, each
+cut into the 80-word passages the trained models read. Per question, the best passage by:
+
+- ``scorer``: the shipped evidence scorer (a cross-encoder trained on cuad-train);
+- ``cosine``: the cosine of question and passage by a sentence embedder (the index's
+  model, or ``--embedder``, a sentence-transformers folder);
+- ``retrieval``: the first hit's fused retrieval score (no passage).
+
+Reports each signal's question-level AUROC (answerable vs not), and for the questions it
+ranks highest (top 5, 10, 20, 40) the share that are answerable and the share whose best
+passage holds a gold span: what a threshold high enough to answer from that passage would
+get. ``DIR`` indexes DATASET's documents (for ``--validation-split``, the index
+``citeguard calibrate`` wrote to ``OUT/index``). Writes bench/results/answerability_signals.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+OUT = Path("bench/results/answerability_signals.json")
+TOP = (5, 10, 20, 40)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--index", type=Path, required=True, help="index of the dataset's docs")
+    parser.add_argument(
+        "--validation-split",
+        action="store_true",
+        help="only the training split's held-out questions (the sample calibrate uses)",
+    )
+    parser.add_argument("--embedder", help="a sentence-transformers folder for the cosine")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+
+    from citeguard.evaluation.calibrate_scorer import (
+        CalibrationSettings,
+        passage_holds_gold,
+        validation_questions,
+    )
+    from citeguard.evaluation.dataset import load_questions
+    from citeguard.evaluation.train_cross_encoder import auroc
+    from citeguard.evaluation.train_pairs import PairSettings
+    from citeguard.graph.context import Context
+    from citeguard.graph.resources import Resources
+    from citeguard.index.search import load_index
+    from citeguard.learned.evidence import PASSAGE_WORDS, best_passages
+    from citeguard.learned.shipped import shipped_model
+    from citeguard.text.passages import passages
+
+    scorer = shipped_model("scorer")
+    if scorer is None:
+        print("no trained scorer could be loaded", file=sys.stderr)
+        return 1
+    if args.embedder:
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(args.embedder, device="cpu")
+
+        def embed(texts: list[str]) -> np.ndarray:
+            return np.asarray(model.encode(texts, normalize_embeddings=True, batch_size=32))
+    else:
+        embed = Resources().embed(Context(index_dir=str(args.index)))  # type: ignore[assignment]
+    questions = (
+        validation_questions(args.dataset, PairSettings(), CalibrationSettings())
+        if args.validation_split
+        else load_questions(args.dataset / "questions.jsonl", unique_ids=False)
+    )
+    searcher = load_index(args.index)
+    indexed = set(searcher.documents)
+    ctx = Context()
+    rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for q in questions:
+        scope = q.scope(indexed)
+        if not scope or not set(scope) <= indexed:
+            continue
+        hits = searcher.search(
+            q.question, k=ctx.top_k, mode=ctx.retrieval_mode, alpha=ctx.alpha,
+            docs=scope, fusion=ctx.fusion,
+        )  # fmt: skip
+        texts = [h.chunk.text for h in hits[: ctx.context_k]]
+        cut = [p.text for text in texts for p in passages(text, PASSAGE_WORDS)]
+        if not cut:
+            continue
+        gold = [s.text for s in q.gold_spans if s.text.strip()]
+        best = best_passages(scorer, q.question, texts)
+        top = int(np.argmax([b.score for b in best]))
+        scorer_passage = texts[top][best[top].start : best[top].end]
+        vectors = np.asarray(embed([q.question, *cut]))
+        similarity = vectors[1:] @ vectors[0]
+        cosine_passage = cut[int(np.argmax(similarity))]
+        rows.append(
+            {
+                "id": q.id,
+                "doc": q.doc,
+                "answerable": q.answerable,
+                "scorer": best[top].score,
+                "scorer_passage_gold": q.answerable and passage_holds_gold(scorer_passage, gold),
+                "cosine": float(similarity.max()),
+                "cosine_passage_gold": q.answerable and passage_holds_gold(cosine_passage, gold),
+                "retrieval": float(hits[0].score),
+            }
+        )
+    seconds = time.perf_counter() - started
+
+    labels = [int(r["answerable"]) for r in rows]
+    signals: dict[str, Any] = {}
+    for name in ("scorer", "cosine", "retrieval"):
+        ranked = sorted(rows, key=lambda r: -r[name])
+        signals[name] = {
+            "question_auroc": auroc([r[name] for r in rows], labels),
+            "top": {
+                str(n): {
+                    "lowest_score": ranked[:n][-1][name],
+                    "answerable": sum(r["answerable"] for r in ranked[:n]) / n,
+                    # (retrieval scores chunks, not passages: no best passage to check)
+                    "best_passage_holds_gold": sum(r[f"{name}_passage_gold"] for r in ranked[:n])
+                    / n
+                    if f"{name}_passage_gold" in ranked[0]
+                    else None,
+                }
+                for n in TOP
+                if n <= len(ranked)
+            },
+        }
+    result = {
+        "dataset": str(args.dataset),
+        "command": "python bench/answerability_signals.py " + " ".join(argv),
+        "questions": len(rows),
+        "answerable": sum(labels),
+        "signals": signals,
+        "seconds_per_question": seconds / max(len(rows), 1),
+        "rows": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,182 @@
+"""A bi-encoder pair scorer: (question, passage) -> P(answers) from a fine-tuned embedder.
+
+The question and the passage are embedded apart by a sentence embedder (the bundled MiniLM,
+fine-tuned), and their cosine becomes a probability through a fitted line:
+P = sigmoid(scale * cosine + bias). It starts from what the embedder already knows about
+meaning (general sentence pairs), which the cross-encoder had to learn from the pairs
+alone; on cuad-train's held-out questions the untrained embedder's cosine already told
+answerable from unanswerable questions better than the trained cross-encoder did
+(``docs/results.md``, "Which signal tells an answerable question").
+
+Saved like the cross-encoder (``learned/cross_encoder.py``): the transformer layers in
+float16 without the untrained word-piece embeddings (``encoder.safetensors``), and
+``model.json`` with ``"architecture": "bi-encoder"``, the line's ``scale`` and ``bias``,
+the thresholds and the weights' sha256.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from citeguard.errors import ModelUnavailableError
+from citeguard.index.embedder import resolve_embedding_model_path
+from citeguard.learned.cross_encoder import (
+    WEIGHTS_FILE,
+    read_description,
+    write_description,
+)
+
+ARCHITECTURE = "bi-encoder"
+EMBEDDINGS_PREFIX = "embeddings."
+"""Parameters of the embedder's transformer under this prefix are never trained nor saved."""
+INITIAL_SCALE = 10.0
+INITIAL_BIAS = -5.0
+"""The line's start: cosine 0.5 maps to P = 0.5, cosine 0.8 to 0.95."""
+
+
+def base_embedder(base_model: str, max_length: int) -> Any:
+    """The bundled sentence embedder, quietly loaded, reading at most ``max_length`` pieces."""
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    bars_were_on = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()
+    try:
+        model = SentenceTransformer(str(resolve_embedding_model_path(base_model)), device="cpu")
+    finally:
+        if bars_were_on:
+            transformers_logging.enable_progress_bar()
+    model.max_seq_length = max_length
+    return model
+
+
+def transformer_of(model: Any) -> Any:
+    """The Hugging Face transformer inside a sentence-transformers model."""
+    return model[0].auto_model
+
+
+class TrainableBiEncoder:
+    """The bi-encoder under training: the embedder (embeddings frozen) and the line."""
+
+    def __init__(self, base_model: str, max_length: int) -> None:
+        import torch
+
+        self.model = base_embedder(base_model, max_length)
+        for name, parameter in transformer_of(self.model).named_parameters():
+            if name.startswith(EMBEDDINGS_PREFIX):
+                parameter.requires_grad_(False)
+        self.scale = torch.nn.Parameter(torch.tensor(INITIAL_SCALE))
+        self.bias = torch.nn.Parameter(torch.tensor(INITIAL_BIAS))
+        self._torch = torch
+
+    def encoder_parameters(self) -> list[Any]:
+        return [p for p in self.model.parameters() if p.requires_grad]
+
+    def line_parameters(self) -> list[Any]:
+        return [self.scale, self.bias]
+
+    def train(self) -> None:
+        self.model.train()
+
+    def _embed(self, texts: Sequence[str]) -> Any:
+        features = self.model.tokenize(list(texts))
+        vectors = self.model(features)["sentence_embedding"]
+        return self._torch.nn.functional.normalize(vectors, dim=-1)
+
+    def logits(self, firsts: Sequence[str], seconds: Sequence[str]) -> Any:
+        """scale * cosine + bias for each (first, second) pair."""
+        cosine = (self._embed(firsts) * self._embed(seconds)).sum(-1)
+        return self.scale * cosine + self.bias
+
+    def save(
+        self, folder: Path, base_model: str, max_length: int, about: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Write the trained layers (float16, without embeddings) and ``model.json``."""
+        from safetensors.torch import save_file
+
+        folder.mkdir(parents=True, exist_ok=True)
+        tensors = {
+            name: tensor.detach().to("cpu").half().contiguous()
+            for name, tensor in transformer_of(self.model).state_dict().items()
+            if not name.startswith(EMBEDDINGS_PREFIX)
+        }
+        save_file(tensors, str(folder / WEIGHTS_FILE))
+        return write_description(
+            folder,
+            {
+                "architecture": ARCHITECTURE,
+                "base_model": base_model,
+                "max_length": max_length,
+                "scale": float(self.scale.detach()),
+                "bias": float(self.bias.detach()),
+                **about,
+            },
+        )
+
+
+class BiEncoderScorer:
+    """A saved bi-encoder, loaded for scoring (thread-safe, CPU).
+
+    Raises:
+        ModelUnavailableError: a file is missing, the weights' sha256 differs from the one
+            written with them, or they do not fit the base model.
+    """
+
+    def __init__(self, folder: Path, batch_size: int = 32) -> None:
+        self.description = read_description(folder)
+        import torch
+        from safetensors.torch import load_file
+
+        self.max_length = int(self.description.get("max_length", 128))
+        base = str(self.description["base_model"])
+        self.model = base_embedder(base, self.max_length)
+        weights = folder / WEIGHTS_FILE
+        trained = {name: tensor.float() for name, tensor in load_file(str(weights)).items()}
+        missing, unexpected = transformer_of(self.model).load_state_dict(trained, strict=False)
+        untrained = [name for name in missing if not name.startswith(EMBEDDINGS_PREFIX)]
+        if untrained or unexpected:
+            raise ModelUnavailableError(
+                f"{weights} does not fit {base}: "
+                f"missing {untrained[:3]}, unexpected {list(unexpected)[:3]}"
+            )
+        self.model.eval()
+        self.scale = float(self.description.get("scale", INITIAL_SCALE))
+        self.bias = float(self.description.get("bias", INITIAL_BIAS))
+        self.batch_size = batch_size
+        self._torch = torch
+        self._lock = threading.Lock()
+
+    @property
+    def threshold(self) -> float:
+        """The answer threshold (fitted for precision; 0.5 if none)."""
+        return float(self.description.get("threshold", 0.5))
+
+    @property
+    def recall_threshold(self) -> float:
+        """The refusal floor (``threshold`` if none)."""
+        return float(self.description.get("recall_threshold", self.threshold))
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """P(the second text answers the first) for each pair; each distinct text is
+        embedded once (a question is paired with every passage of its sources)."""
+        if not pairs:
+            return np.zeros(0)
+        texts = list(dict.fromkeys(text for pair in pairs for text in pair))
+        with self._lock, self._torch.inference_mode():
+            vectors = self.model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        row = {text: i for i, text in enumerate(texts)}
+        first = vectors[[row[a] for a, _ in pairs]]
+        second = vectors[[row[b] for _, b in pairs]]
+        cosine = (first * second).sum(axis=1).astype(np.float64)
+        return 1.0 / (1.0 + np.exp(-(self.scale * cosine + self.bias)))
