@@ -84,7 +84,9 @@ class TrainableBiEncoder:
         self.model.train()
 
     def _embed(self, texts: Sequence[str]) -> Any:
-        features = self.model.tokenize(list(texts))
+        # ``preprocess`` since sentence-transformers 6 (``tokenize`` warns there).
+        prepare = getattr(self.model, "preprocess", None) or self.model.tokenize
+        features = prepare(list(texts))
         vectors = self.model(features)["sentence_embedding"]
         return self._torch.nn.functional.normalize(vectors, dim=-1)
 
