@@ -100,13 +100,37 @@ def test_no_passage_above_the_answer_threshold_still_refuses() -> None:
 def test_a_passage_answer_that_fails_validation_is_refused_without_its_text() -> None:
     resources = fake_resources([REFUSAL])
     resources._evidence_scorer = KeywordScorer("rent")
-    resources._judge = lambda claim, evidence: 0.1
+    resources._relevance = lambda question, evidence: 0.1  # no source answers the question
     result = compile_graph(resources).invoke(
         {"question": RENT_Q}, context=Context(scorer_answer=True)
     )
     assert result["status"] == "refused"
     assert result["refusal_reason"] == "validation_failed"
     assert "1,250" not in str(result)
+
+
+def test_the_passage_answers_quotes_need_no_support_judge_but_the_models_words_do() -> None:
+    asked: list[str] = []
+
+    def doubting_judge(claim: str, evidence: str) -> float:
+        asked.append(claim)
+        return 0.1
+
+    resources = fake_resources([REFUSAL])
+    resources._evidence_scorer = KeywordScorer("rent")
+    resources._judge = doubting_judge
+    result = compile_graph(resources).invoke(
+        {"question": RENT_Q}, context=Context(scorer_answer=True)
+    )
+    assert result["status"] == "answered"  # its sentences stand word for word in source [1]
+    assert asked == []
+    # The model's own sentence, the same claim in other words, is still judged.
+    resources = fake_resources([GOOD])
+    resources._judge = doubting_judge
+    result = compile_graph(resources).invoke(
+        {"question": RENT_Q}, context=Context(scorer_answer=True)
+    )
+    assert result["status"] == "refused" and asked
 
 
 def test_the_verifier_judges_at_its_own_threshold_instead_of_the_llm_judge() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from citeguard.learned import shipped
+from citeguard.learned.bi_encoder import BiEncoderScorer
 from citeguard.learned.cross_encoder import WEIGHTS_FILE, file_sha256
 from citeguard.learned.evidence import best_passage_score
 
@@ -41,6 +42,17 @@ def test_the_scorer_prefers_the_answering_passage() -> None:
     assert best_passage_score(scorer, GOVERNING, ANSWERS) > best_passage_score(
         scorer, GOVERNING, DOES_NOT
     )
+
+
+@pytest.mark.integration
+def test_the_shipped_scorer_is_the_bi_encoder_calibrated_on_whole_questions() -> None:
+    scorer = shipped.shipped_model("scorer")
+    assert isinstance(scorer, BiEncoderScorer)
+    calibration = scorer.description["question_calibration"]
+    assert calibration["questions"] >= 500 and calibration["dataset"] == "cuad-train"
+    assert calibration["over_threshold"]["best_passage_answers"] >= 0.9
+    # A passage on another topic falls under the refusal floor.
+    assert best_passage_score(scorer, GOVERNING, DOES_NOT) < scorer.recall_threshold
 
 
 @pytest.mark.integration

@@ -734,3 +734,34 @@ def test_rejections_by_the_model_judges_alone_are_not_reproducible() -> None:
     assert not rejected_by_reproducible_checks(off_topic.to_json())
     accepted = validate_answer(answer, [RENT], QUESTION, PAPER)
     assert accepted.passed and not rejected_by_reproducible_checks(accepted.to_json())
+
+
+def test_a_word_for_word_quote_is_supported_without_the_judge_only_when_asked() -> None:
+    from citeguard.validate.checks import is_verbatim
+
+    source = (
+        "The Licensee shall pay a royalty of five percent (5%) of Net Sales.\n"
+        "Payments are due quarterly."
+    )
+    quote = "The licensee shall pay a royalty of five percent (5%) of Net   Sales. [1]"
+    assert is_verbatim(
+        "the licensee shall pay a royalty of five percent (5%) of net sales.", source
+    )
+    assert not is_verbatim("The Licensee shall pay a royalty of six percent.", source)
+    assert not is_verbatim("  ", source)
+    asked: list[str] = []
+
+    def judge(claim: str, evidence: str) -> float:
+        asked.append(claim)
+        return 0.2
+
+    settings = Context().validation_settings("judge")
+    rejected = validate_answer(quote, [source], "What royalty?", settings, judge=judge)
+    assert not rejected.passed and asked
+    asked.clear()
+    quoting = replace(settings, quotes_are_supported=True, relevance_check=False)
+    accepted = validate_answer(quote, [source], "What royalty?", quoting, judge=judge)
+    assert accepted.passed and not asked
+    reworded = "The licensee owes a five percent royalty on Net Sales [1]."
+    assert not validate_answer(reworded, [source], "What royalty?", quoting, judge=judge).passed
+    assert asked  # words of its own: judged as ever

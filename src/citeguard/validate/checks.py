@@ -339,7 +339,14 @@ def check_sentence(
             reasons.extend(strict_reasons)
 
     failing = [r for r in reasons if r not in INFORMATIONAL_REASONS]
-    if settings.level == "judge" and ctx.judge is not None and citation_valid and not failing:
+    quoted = settings.quotes_are_supported and cited and is_verbatim(claim, ctx.evidence(cited))
+    if (
+        settings.level == "judge"
+        and ctx.judge is not None
+        and citation_valid
+        and not failing
+        and not quoted
+    ):
         judge_score = float(ctx.judge(claim, ctx.judge_evidence(claim, cited)))
         if judge_score + EPSILON < settings.judge_threshold:
             reasons.append("judge_unsupported")
@@ -367,6 +374,13 @@ def check_sentence(
     if not verdict.supported:
         verdict.feedback = _feedback(index, verdict, markers, claim, ctx)
     return verdict
+
+
+def is_verbatim(claim: str, evidence: str) -> bool:
+    """``claim`` (citation markers removed) stands word for word in ``evidence``: same
+    words in the same order, whitespace and letter case aside."""
+    words = " ".join(claim.split()).casefold()
+    return bool(words) and words in " ".join(evidence.split()).casefold()
 
 
 def _rewrite_markers(sentence: str, to_sources: Sequence[int], k: int) -> str:

@@ -49,6 +49,11 @@ class ValidationSettings:
     """Fail a refusal when a source plainly covers the question (see
     ``refusal_question_coverage``), so that the graph regenerates with feedback naming
     that source."""
+    quotes_are_supported: bool = False
+    """Judge: a sentence that stands word for word in its cited sources is supported without
+    asking the judge (set for the passage answer, which quotes its source; the 1.5B judge
+    rated such quotes of a contract as low as P(supported) 0.46). The relevance check still
+    decides whether the quote answers the question."""
     content_support_threshold: float = 0.5
     """Strict (a): minimum share of the sentence's non-question content words in the
     cited evidence (a majority of what the sentence adds must be in the source)."""

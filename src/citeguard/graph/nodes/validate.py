@@ -6,6 +6,7 @@ anything else leaves only verdicts in state for routing (regenerate or refuse).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -39,6 +40,10 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
     def validate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime)
         settings = resources.judged_settings(ctx, acceptance.settings(ctx))
+        if state.get("passage_answered"):
+            # The passage answer quotes its source: its support is not in doubt, only
+            # whether it answers the question (the relevance check).
+            settings = dataclasses.replace(settings, quotes_are_supported=True)
         emit(runtime, {"event": "validating", "attempt": state.get("attempts", 0)})
         started = time.perf_counter()
         evidence = state.get("evidence", [])
