@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from citeguard.errors import ModelUnavailableError
 from citeguard.index.embedder import resolve_embedding_model_path
 from citeguard.learned.cross_encoder import (
     WEIGHTS_FILE,
+    load_trained_weights,
     read_description,
     write_description,
 )
@@ -125,27 +125,19 @@ class BiEncoderScorer:
     """A saved bi-encoder, loaded for scoring (thread-safe, CPU).
 
     Raises:
-        ModelUnavailableError: a file is missing, the weights' sha256 differs from the one
-            written with them, or they do not fit the base model.
+        citeguard.errors.ModelUnavailableError: a file is missing, the weights' sha256
+            differs from the one written with them, or they do not fit the base model.
     """
 
     def __init__(self, folder: Path, batch_size: int = 32) -> None:
         self.description = read_description(folder)
         import torch
-        from safetensors.torch import load_file
 
         self.max_length = int(self.description.get("max_length", 128))
-        base = str(self.description["base_model"])
-        self.model = base_embedder(base, self.max_length)
-        weights = folder / WEIGHTS_FILE
-        trained = {name: tensor.float() for name, tensor in load_file(str(weights)).items()}
-        missing, unexpected = transformer_of(self.model).load_state_dict(trained, strict=False)
-        untrained = [name for name in missing if not name.startswith(EMBEDDINGS_PREFIX)]
-        if untrained or unexpected:
-            raise ModelUnavailableError(
-                f"{weights} does not fit {base}: "
-                f"missing {untrained[:3]}, unexpected {list(unexpected)[:3]}"
-            )
+        self.model = base_embedder(str(self.description["base_model"]), self.max_length)
+        load_trained_weights(
+            transformer_of(self.model), folder, EMBEDDINGS_PREFIX, self.description
+        )
         self.model.eval()
         self.scale = float(self.description.get("scale", INITIAL_SCALE))
         self.bias = float(self.description.get("bias", INITIAL_BIAS))

@@ -128,6 +128,29 @@ def describe_cross_encoder(folder: Path, about: dict[str, Any]) -> dict[str, Any
     return description
 
 
+def load_trained_weights(
+    module: Any, folder: Path, untrained_prefix: str, description: dict[str, Any]
+) -> None:
+    """Put a saved model's weights over ``module`` (a freshly loaded base model) and set it
+    to evaluation mode; only parameters under ``untrained_prefix`` may be absent.
+
+    Raises:
+        ModelUnavailableError: the weights do not fit the base model.
+    """
+    from safetensors.torch import load_file
+
+    weights = folder / WEIGHTS_FILE
+    trained = {name: tensor.float() for name, tensor in load_file(str(weights)).items()}
+    missing, unexpected = module.load_state_dict(trained, strict=False)
+    untrained = [name for name in missing if not name.startswith(untrained_prefix)]
+    if untrained or unexpected:
+        raise ModelUnavailableError(
+            f"{weights} does not fit {description['base_model']}: "
+            f"missing {untrained[:3]}, unexpected {list(unexpected)[:3]}"
+        )
+    module.eval()
+
+
 class CrossEncoder:
     """A saved cross-encoder, loaded for scoring (thread-safe, CPU).
 
@@ -138,20 +161,10 @@ class CrossEncoder:
 
     def __init__(self, folder: Path, batch_size: int = 32) -> None:
         self.description = read_description(folder)
-        weights = folder / WEIGHTS_FILE
         import torch
-        from safetensors.torch import load_file
 
         self.tokenizer, self.model = base_classifier(str(self.description["base_model"]))
-        trained = {name: tensor.float() for name, tensor in load_file(str(weights)).items()}
-        missing, unexpected = self.model.load_state_dict(trained, strict=False)
-        untrained = [name for name in missing if not name.startswith(EMBEDDINGS_PREFIX)]
-        if untrained or unexpected:
-            raise ModelUnavailableError(
-                f"{weights} does not fit {self.description['base_model']}: "
-                f"missing {untrained[:3]}, unexpected {list(unexpected)[:3]}"
-            )
-        self.model.eval()
+        load_trained_weights(self.model, folder, EMBEDDINGS_PREFIX, self.description)
         self.max_length = int(self.description.get("max_length", 256))
         self.batch_size = batch_size
         self._torch = torch
