@@ -20,6 +20,7 @@ from citeguard.evaluation.calibrate_scorer import (
     fit_question_thresholds,
     passage_holds_gold,
     score_question,
+    share_threshold,
 )
 from citeguard.evaluation.dataset import GoldSpan, Question
 from citeguard.learned.cross_encoder import CrossEncoder
@@ -41,7 +42,7 @@ def row(score: float, answers: bool, answerable: bool = True, gold: bool = True)
     return QuestionScore("q", "c.txt", answerable, score, answers, gold and answerable)
 
 
-def test_answer_threshold_is_the_lowest_score_with_the_target_precision() -> None:
+def test_answer_threshold_is_the_lowest_score_with_the_precision_and_few_false_answers() -> None:
     rows = [
         row(0.95, True),
         row(0.9, True),
@@ -51,13 +52,31 @@ def test_answer_threshold_is_the_lowest_score_with_the_target_precision() -> Non
         row(0.3, False, answerable=False),
         row(0.2, False),
     ]
-    fitted = fit_question_thresholds(rows, CalibrationSettings(target_precision=0.8))
-    # Above 0.6: 4 right of 5 (0.8); above 0.3: 4 of 6 (0.67).
+    lenient = CalibrationSettings(max_false_answer_share=0.5, min_precision=0.8)
+    fitted = fit_question_thresholds(rows, lenient)
+    # Above 0.6: 4 right of 5 (0.8); above 0.3: 4 of 6 (0.67). One unanswerable of two
+    # over 0.6 is allowed.
     assert fitted["threshold"] == 0.6
     assert fitted["over_threshold"]["unanswerable"] == 0.5
     assert fitted["over_threshold"]["best_passage_answers"] == 0.8
-    strict = fit_question_thresholds(rows, CalibrationSettings(target_precision=1.0))
+    strict = fit_question_thresholds(rows, CalibrationSettings(min_precision=1.0))
     assert strict["threshold"] == 0.9
+    # No unanswerable question may reach it: just above the unanswerable 0.8.
+    no_false = fit_question_thresholds(
+        rows, CalibrationSettings(max_false_answer_share=0.0, min_precision=0.5)
+    )
+    assert 0.8 < no_false["threshold"] < 0.9
+    assert no_false["over_threshold"]["unanswerable"] == 0.0
+
+
+def test_share_threshold_lets_at_most_the_share_through() -> None:
+    scores = [i / 100 for i in range(100)]
+    threshold = share_threshold(scores, 0.025)
+    assert sum(s >= threshold for s in scores) == 2
+    assert 0.97 < threshold <= 0.98
+    assert share_threshold(scores, 1.0) == 0.0
+    assert share_threshold([], 0.1) == 0.0
+    assert share_threshold([0.5, 0.5, 0.5], 0.4) > 0.5
 
 
 def test_floor_keeps_the_share_of_answerable_questions_with_gold_in_view() -> None:
@@ -65,7 +84,7 @@ def test_floor_keeps_the_share_of_answerable_questions_with_gold_in_view() -> No
     rows = [row(score / 20, score >= 10) for score in range(1, 21)] + [
         row(0.01, False, answerable=False)
     ]
-    fitted = fit_question_thresholds(rows, CalibrationSettings(floor_keep=0.9))
+    fitted = fit_question_thresholds(rows, CalibrationSettings(floor_keep=0.9, min_precision=0.9))
     kept = [r for r in rows if r.sources_hold_gold and r.best_score >= fitted["recall_threshold"]]
     assert len(kept) == 18  # 90% of the 20
     assert fitted["under_floor"]["unanswerable"] == 1.0
@@ -108,7 +127,8 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     out = tmp_path / "calibration"
     code = cli.main(
         ["calibrate", str(dataset), "--model", str(trained / "model"), "--out", str(out),
-         "--validation-share", "0.5", "--target-precision", "0.5"]
+         "--validation-share", "0.5", "--min-precision", "0.5",
+         "--max-false-answer-share", "0.5"]
     )  # fmt: skip
     assert code == 0
     result = json.loads((out / "calibration.json").read_text())

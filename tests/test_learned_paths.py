@@ -161,6 +161,22 @@ def test_passage_answer_quotes_whole_sentences_each_cited() -> None:
     assert passage_answer("", 1) == ""
 
 
+def test_passage_answer_leaves_no_dangling_connective_or_cut_sentence() -> None:
+    from citeguard.validate.checks import ends_mid_phrase, is_verbatim
+
+    listing = (
+        "(a) Property insurance covering all stock; "
+        "(b) Liability insurance with a limit of $1,000,000 for each accident; and"
+    )
+    answer = passage_answer(listing, 1)
+    assert answer.endswith("for each accident [1].")
+    assert is_verbatim(answer.removesuffix(" [1]."), listing)
+    cut = "Rent is due on the first day of each month. The Tenant shall pay a late fee of"
+    answer = passage_answer(cut, 2)
+    assert answer == "Rent is due on the first day of each month [2]."
+    assert not ends_mid_phrase(answer.removesuffix(" [2]."))
+
+
 def test_missing_weights_fall_back_with_one_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -749,6 +749,14 @@ def test_a_word_for_word_quote_is_supported_without_the_judge_only_when_asked() 
     )
     assert not is_verbatim("The Licensee shall pay a royalty of six percent.", source)
     assert not is_verbatim("  ", source)
+    # A quote must end where the document's phrase ends, closing punctuation aside.
+    assert not is_verbatim("The Licensee shall pay a royalty.", source)
+    assert is_verbatim("Payments are due quarterly", source)
+    heading = "ACME LTD.\n\nand\n\nBETA HOLDINGS PLC\n\nMADE ON THE 19 DAY OF MAY , 2010\n"
+    assert is_verbatim("BETA HOLDINGS PLC.", heading)
+    assert is_verbatim("Made on the 19 day of May, 2010.", heading)
+    assert not is_verbatim("BETA HOLDINGS.", heading)
+    assert not is_verbatim("TA HOLDINGS PLC.", heading)
     asked: list[str] = []
 
     def judge(claim: str, evidence: str) -> float:

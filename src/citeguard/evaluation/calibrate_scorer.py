@@ -17,9 +17,12 @@ seeded split training used, never trained on), asked as the graph asks them:
 Fitted, and written into the model's ``model.json`` (the pair-level values are kept as
 ``pair_threshold`` and ``pair_recall_threshold``):
 
-- ``threshold`` (the answer threshold): the lowest best-passage score at which that passage
-  holds a gold span at least ``target_precision`` of the time, over all questions
-  (an unanswerable question's best passage never does);
+- ``threshold`` (the answer threshold): the lowest best-passage score that at most
+  ``max_false_answer_share`` of the unanswerable questions reach (the passage answer would
+  answer them falsely wherever the model refused them), and at which the best passage
+  holds a gold span at least ``min_precision`` of the time, over all questions (an
+  unanswerable question's best passage never does; an answerable question's wrong passage
+  would be a wrong answer);
 - ``recall_threshold`` (the refusal floor): the highest score that still keeps
   ``floor_keep`` of the answerable questions whose sources hold a gold span.
 
@@ -55,7 +58,10 @@ class CalibrationSettings:
 
     max_questions: int = 600
     """Questions drawn (seeded) from the validation documents: bounds CPU time."""
-    target_precision: float = 0.9
+    max_false_answer_share: float = 0.025
+    """Half the false-answer budget (0.05): the other half is left to the model's answers."""
+    min_precision: float = 0.6
+    """Guards against a split with few or easy unanswerable questions."""
     floor_keep: float = 0.95
     seed: int = 13
 
@@ -102,13 +108,28 @@ def score_question(
     )
 
 
+def share_threshold(scores: Sequence[float], max_share: float) -> float:
+    """The lowest threshold that at most ``max_share`` of ``scores`` reach (0.0 when there
+    are none): just above the score of the first one too many, counted from the top."""
+    if not scores:
+        return 0.0
+    ordered = sorted(scores, reverse=True)
+    allowed = int(round(max_share * len(ordered), 9))
+    if allowed >= len(ordered):
+        return 0.0
+    return float(np.nextafter(ordered[allowed], np.inf))
+
+
 def fit_question_thresholds(
     rows: Sequence[QuestionScore], settings: CalibrationSettings
 ) -> dict[str, Any]:
     """The two thresholds from scored questions, and what they do on them."""
     scores = [r.best_score for r in rows]
-    threshold = fit_threshold(
-        scores, [int(r.best_passage_answers) for r in rows], settings.target_precision
+    threshold = max(
+        fit_threshold(scores, [int(r.best_passage_answers) for r in rows], settings.min_precision),
+        share_threshold(
+            [r.best_score for r in rows if not r.answerable], settings.max_false_answer_share
+        ),
     )
     floor_rows = [r for r in rows if r.sources_hold_gold]
     floor = (
@@ -217,7 +238,7 @@ def calibrate_scorer(
             on_question(n, len(questions))
     fitted = fit_question_thresholds(rows, settings)
     result = {
-        "dataset": str(dataset),
+        "dataset": Path(dataset).name,
         "command": command,
         "settings": asdict(settings),
         "split": {"seed": pair_settings.seed, "validation_share": pair_settings.validation_share},

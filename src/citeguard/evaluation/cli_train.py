@@ -127,7 +127,18 @@ def _progress_bar() -> Any:
 
 CALIBRATE_OPTIONS = (
     ("max_questions", CalibrationSettings, int, "validation questions drawn (seeded)"),
-    ("target_precision", CalibrationSettings, float, "precision the answer threshold aims at"),
+    (
+        "max_false_answer_share",
+        CalibrationSettings,
+        float,
+        "share of unanswerable questions that may reach the answer threshold",
+    ),
+    (
+        "min_precision",
+        CalibrationSettings,
+        float,
+        "share of questions over the answer threshold whose best passage must answer",
+    ),
     ("floor_keep", CalibrationSettings, float, "share of answerable questions the floor keeps"),
     ("seed", CalibrationSettings, int, "seed of the question sample"),
 )

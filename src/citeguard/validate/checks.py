@@ -6,6 +6,7 @@ writes the feedback line that tells the regeneration what to fix.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 
@@ -378,9 +379,25 @@ def check_sentence(
 
 def is_verbatim(claim: str, evidence: str) -> bool:
     """``claim`` (citation markers removed) stands word for word in ``evidence``: same
-    words in the same order, whitespace and letter case aside."""
-    words = " ".join(claim.split()).casefold()
-    return bool(words) and words in " ".join(evidence.split()).casefold()
+    words in the same order, whitespace and letter case aside.
+
+    The claim's closing punctuation is not required (a quoted heading or list item has
+    none in the document, and the answer's sentence closes with ``[n].``), but then the
+    quote must end where the document's phrase ends: at punctuation, a line break or the
+    end of the evidence. A quote cut before "only with consent" is not verbatim.
+    """
+    body = claim.strip().rstrip(".;:,").rstrip()
+    tokens = re.findall(r"\w+|[^\w\s]", body)
+    if not tokens:
+        return False
+    # Word tokens are apart by whitespace; punctuation may or may not be ("MAY , 2010" in
+    # the document is "MAY, 2010" once the answer's markers are removed).
+    pattern = r"(?<!\w)" + re.escape(tokens[0])
+    for before, token in itertools.pairwise(tokens):
+        apart = r"\s+" if before[-1].isalnum() and token[0].isalnum() else r"\s*"
+        pattern += apart + re.escape(token)
+    pattern += r"(?=[ \t]*(?:[.;:,!?\n]|$))"
+    return re.search(pattern, evidence, flags=re.IGNORECASE) is not None
 
 
 def _rewrite_markers(sentence: str, to_sources: Sequence[int], k: int) -> str:
