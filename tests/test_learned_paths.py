@@ -126,6 +126,7 @@ def test_the_passage_answers_quotes_need_no_support_judge_but_the_models_words_d
     assert asked == []
     # The model's own sentence, the same claim in other words, is still judged.
     resources = fake_resources([GOOD])
+    resources._evidence_scorer = KeywordScorer("no passage holds this")
     resources._judge = doubting_judge
     result = compile_graph(resources).invoke(
         {"question": RENT_Q}, context=Context(scorer_answer=True)
@@ -209,3 +210,41 @@ def test_a_users_own_weights_replace_the_shipped_ones(
     assert shipped.shipped_folder("verifier") == shipped.SHIPPED_WEIGHTS / "verifier"
     monkeypatch.delenv("CITEGUARD_LEARNED_WEIGHTS")
     assert shipped.shipped_folder("scorer") == shipped.SHIPPED_WEIGHTS / "scorer"
+
+
+def test_passage_sentences_join_what_the_page_broke_and_keep_headings_apart() -> None:
+    from citeguard.generate.passage_answer import passage_sentences
+
+    passage = (
+        "A Participant will not be liable to any other\n\nParticipant, for any mistake. "
+        "This Agreement is effective as of Dec. 8, 2005 by and between A and B.\n\n"
+        "11. Landlord's Entry\n\nThe Landlord may enter the Premises."
+    )
+    assert passage_sentences(passage) == [
+        "A Participant will not be liable to any other Participant, for any mistake",
+        "This Agreement is effective as of Dec. 8, 2005 by and between A and B",
+        "11. Landlord's Entry",
+        "The Landlord may enter the Premises",
+    ]
+
+
+def test_passage_answer_quotes_the_best_sentence_and_its_answering_neighbours() -> None:
+    passage = (
+        "The Tenant remains responsible during any sublease. "
+        "The Landlord may enter the Premises to make repairs. "
+        "The Landlord will give 24 hours notice before entering. "
+        "Notice is given in writing. "
+        "Smoking is not allowed anywhere on the Premises."
+    )
+    scores = {"enter": 0.7, "24 hours": 0.95, "in writing": 0.8}
+
+    def sentence_scores(sentences: Sequence[str]) -> list[float]:
+        return [max((v for k, v in scores.items() if k in s), default=0.1) for s in sentences]
+
+    answer = passage_answer(passage, 2, sentence_scores, threshold=0.75)
+    assert answer == (
+        "The Landlord will give 24 hours notice before entering [2]. "
+        "Notice is given in writing [2]."
+    )
+    # Without scores, the first sentences, as before.
+    assert passage_answer(passage, 2).startswith("The Tenant remains responsible")

@@ -5,15 +5,27 @@ scorer rates a passage of the sources as answering, the passage's own sentences 
 answer, each cited to its source. Nothing is paraphrased, so nothing can be misstated; the
 answer is validated like any other before it is delivered.
 
-A passage is cut out of its chunk by word count, so its last sentence may be a piece of a
-list ("...; (b) Workers' Compensation Insurance ...; and") or stop mid-phrase. A dangling
-"and"/"or" is dropped with the punctuation before it, which leaves a quote of the document
-that ends where one of its phrases ends; a sentence that still stops mid-phrase is left out.
+How the passage becomes sentences:
+
+* A passage is cut out of its chunk by word count, so its last sentence may be a piece of a
+  list ("...; (b) Workers' Compensation Insurance ...; and") or stop mid-phrase. A dangling
+  "and"/"or" is dropped with the punctuation before it, which leaves a quote that ends
+  where one of the document's phrases ends; a sentence that still stops mid-phrase is left
+  out.
+* PDF text breaks sentences where the page did ("or to any other" / blank line /
+  "Participant, for ..."; "as of Dec." / "8, 2005"): a piece is joined to the next when it
+  ends on a lower-case word without punctuation, when the next opens with a lower-case
+  letter, or with a number after an abbreviation. Headings ("11. Landlord's Entry",
+  "DISTRIBUTOR AGREEMENT") stay apart.
+* With the scorer's sentence scores, only the best sentence and the neighbours that also
+  reach the answer threshold are quoted: the passage's window may open on the end of the
+  clause before.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from citeguard.generate.selection import MIN_SENTENCE_CHARS, as_cited_sentence
 from citeguard.text.sentences import split_sentences
@@ -22,16 +34,61 @@ from citeguard.validate.checks import ends_mid_phrase
 MAX_SENTENCES = 4
 """At most as many sentences as the generator may write."""
 
+SentenceScores = Callable[[Sequence[str]], Sequence[float]]
+"""P(the sentence answers the question) for each sentence: the evidence scorer's."""
+
 _DANGLING_CONNECTIVE = re.compile(r"[\s,;:]*\b(?:and/or|and|or|but)\s*$", re.IGNORECASE)
+_ENDS_ON_LOWER_WORD = re.compile(r"\b[a-z][\w'-]*$")
+_OPENS_LOWER = re.compile(r"^[\s\"'(]*[a-z]")
+_ABBREVIATION_BEFORE_NUMBER = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{1,3}\.$")  # "Dec." / "8, 2005"
 
 
-def passage_answer(passage: str, source: int) -> str:
-    """The passage's complete sentences (headings and list debris left out), each cited
-    ``[source]``; "" when the passage holds none."""
-    quoted: list[str] = []
-    for sentence in split_sentences(passage):
-        text = _DANGLING_CONNECTIVE.sub("", sentence.text.rstrip(" .;:,"))
-        if len(re.sub(r"\W", "", text)) < MIN_SENTENCE_CHARS or ends_mid_phrase(text):
-            continue
-        quoted.append(as_cited_sentence(text, source))
-    return " ".join(quoted[:MAX_SENTENCES])
+def passage_sentences(passage: str) -> list[str]:
+    """The passage's complete sentences, in order, each as it stands in the passage apart
+    from whitespace, a closing dangling connective and closing punctuation."""
+    pieces = [s.text for s in split_sentences(passage)]
+    joined: list[str] = []
+    for piece in pieces:
+        if joined and (
+            _ENDS_ON_LOWER_WORD.search(joined[-1])
+            or _OPENS_LOWER.match(piece)
+            or (_ABBREVIATION_BEFORE_NUMBER.search(joined[-1]) and piece[:1].isdigit())
+        ):
+            joined[-1] = f"{joined[-1]} {piece}"
+        else:
+            joined.append(piece)
+    sentences: list[str] = []
+    for text in joined:
+        body = _DANGLING_CONNECTIVE.sub("", " ".join(text.split()).rstrip(" .;:,"))
+        if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
+            sentences.append(body)
+    return sentences
+
+
+def passage_answer(
+    passage: str,
+    source: int,
+    sentence_scores: SentenceScores | None = None,
+    threshold: float = 0.0,
+) -> str:
+    """The passage's answering sentences, each cited ``[source]``; "" when it holds none.
+
+    Args:
+        sentence_scores: scores each sentence against the question; without it the first
+            sentences are quoted.
+        threshold: the score a neighbour of the best sentence needs to be quoted too.
+    """
+    sentences = passage_sentences(passage)
+    if sentence_scores is not None and len(sentences) > 1:
+        scores = list(sentence_scores(sentences))
+        best = max(range(len(sentences)), key=lambda i: scores[i])
+        first = last = best
+        while first > 0 and scores[first - 1] >= threshold:
+            first -= 1
+        while last + 1 < len(sentences) and scores[last + 1] >= threshold:
+            last += 1
+        sentences = sentences[first : last + 1]
+        if len(sentences) > MAX_SENTENCES:
+            start = min(max(best - first - MAX_SENTENCES // 2, 0), len(sentences) - MAX_SENTENCES)
+            sentences = sentences[start : start + MAX_SENTENCES]
+    return " ".join(as_cited_sentence(text, source) for text in sentences[:MAX_SENTENCES])

@@ -1,4 +1,8 @@
-"""answer_from_passage: quote the evidence scorer's answering passage instead of refusing."""
+"""answer_from_passage: quote the evidence scorer's answering passage instead of refusing.
+
+The scorer also picks which of the passage's sentences to quote (the best and its
+answering neighbours), so the quote does not open on the end of the clause before.
+"""
 
 from __future__ import annotations
 
@@ -24,8 +28,20 @@ def make_answer_from_passage(resources: Resources) -> Any:
         quoted = text[int(passage.get("start", 0)) : int(passage.get("end", 0))]
         emit(runtime, {"event": "answering_from_passage", "source": source})
         resources.drafts.discard(state.get("candidate_ref"))
+        scorer = resources.evidence_scorer()
+        question = state["question"]
+        answer = (
+            passage_answer(
+                quoted,
+                source,
+                lambda sentences: scorer.scores([(question, s) for s in sentences]).tolist(),
+                scorer.threshold,
+            )
+            if scorer is not None
+            else passage_answer(quoted, source)
+        )
         return {
-            "candidate_ref": resources.drafts.put(candidate=passage_answer(quoted, source)),
+            "candidate_ref": resources.drafts.put(candidate=answer),
             "selected_ids": None,
             "passage_answered": True,
             "attempts": state.get("attempts", 0) + 1,
