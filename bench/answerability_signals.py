@@ -58,6 +58,7 @@ def main(argv: list[str]) -> int:
     from citeguard.evaluation.train_pairs import PairSettings
     from citeguard.graph.context import Context
     from citeguard.graph.resources import Resources
+    from citeguard.index.opening import choose_sources
     from citeguard.index.search import load_index
     from citeguard.learned.evidence import PASSAGE_WORDS, best_passages
     from citeguard.learned.shipped import shipped_model
@@ -94,7 +95,11 @@ def main(argv: list[str]) -> int:
             q.question, k=ctx.top_k, mode=ctx.retrieval_mode, alpha=ctx.alpha,
             docs=scope, fusion=ctx.fusion,
         )  # fmt: skip
-        texts = [h.chunk.text for h in hits[: ctx.context_k]]
+        chosen = choose_sources(
+            hits, q.question, ctx.context_k, searcher if ctx.opening_source else None,
+            ctx.retrieval_mode,
+        )  # fmt: skip
+        texts = [h.chunk.text for h in chosen]
         cut = [p.text for text in texts for p in passages(text, PASSAGE_WORDS)]
         if not cut:
             continue

@@ -7,7 +7,7 @@ import pytest
 from citeguard.documents import SearchHit
 from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
-from citeguard.index.opening import asks_about_front_matter, with_opening
+from citeguard.index.opening import asks_about_front_matter, choose_sources, with_opening
 from graph_fakes import LEASE_CHUNKS, fake_resources, make_chunk
 from test_search import CHUNKS, build
 
@@ -75,6 +75,29 @@ def test_an_opening_already_among_the_sources_is_not_added_twice() -> None:
 def test_no_opening_keeps_the_ranked_sources() -> None:
     ranked = [hit(i) for i in range(1, 6)]
     assert with_opening(ranked, None, limit=4) == ranked[:4]
+
+
+class OpeningOf:
+    """Finds the opening of whichever document it is asked about; records the asks."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str, str]] = []
+
+    def opening_hit(self, doc: str, query: str, mode: str = "hybrid") -> SearchHit | None:
+        self.asked.append((doc, query, mode))
+        return hit(0, start=0)
+
+
+def test_choose_sources_adds_the_opening_only_for_front_matter_questions() -> None:
+    ranked = [hit(i) for i in range(1, 6)]
+    finder = OpeningOf()
+    dated = choose_sources(ranked, "When was this lease signed?", 4, finder, "dense")
+    assert [s.chunk.char_start for s in dated] == [100, 200, 300, 0]
+    assert finder.asked == [(ranked[0].chunk.doc, "When was this lease signed?", "dense")]
+    rent = choose_sources(ranked, "When must rent be paid?", 4, finder)
+    assert rent == ranked[:4] and len(finder.asked) == 1
+    assert choose_sources(ranked, "When was this lease signed?", 4, None) == ranked[:4]
+    assert choose_sources([], "Who are the parties?", 4, finder) == []
 
 
 def test_searcher_opening_is_the_documents_first_chunk_with_real_scores() -> None:

@@ -10,7 +10,9 @@ seeded split training used, never trained on), asked as the graph asks them:
 1. the validation documents are indexed with the real ingest pipeline (``OUT/index``);
 2. each question (a seeded sample of at most ``max_questions``) is searched in its own
    document with the graph's defaults (:class:`~citeguard.graph.context.Context`: top_k,
-   context_k, mode, alpha, fusion); the first ``context_k`` hits are the sources;
+   context_k, mode, alpha, fusion); the sources are chosen by the graph's rule
+   (:func:`~citeguard.index.opening.choose_sources`: the first ``context_k`` hits, and the
+   document's opening for a question about its date or parties);
 3. each source is scored by its best passage; the question's best passage is the one the
    passage answer (``scorer_answer``) would quote.
 
@@ -202,6 +204,7 @@ def calibrate_scorer(
         The contents of ``OUT/calibration.json`` (without the per-question rows).
     """
     from citeguard.graph.context import Context
+    from citeguard.index.opening import choose_sources
     from citeguard.index.search import load_index
     from citeguard.ingest.pipeline import ingest_paths
 
@@ -232,7 +235,14 @@ def calibrate_scorer(
             fusion=defaults.fusion,
             rerank=defaults.rerank,
         )
-        sources = [hit.chunk.text for hit in hits[: defaults.context_k]]
+        chosen = choose_sources(
+            hits,
+            question.question,
+            defaults.context_k,
+            searcher if defaults.opening_source else None,
+            defaults.retrieval_mode,
+        )
+        sources = [hit.chunk.text for hit in chosen]
         rows.append(score_question(question, sources, scorer))
         if on_question is not None:
             on_question(n, len(questions))

@@ -15,8 +15,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
 
 from citeguard.documents import SearchHit
+
+
+class OpeningFinder(Protocol):
+    """What finds a document's opening chunk: the hybrid searcher."""
+
+    def opening_hit(self, doc: str, query: str, mode: str = "hybrid") -> SearchHit | None: ...
+
 
 # Asks who the parties are ("Who are the parties to ...?", "Which parties signed?"), not
 # about something the parties do ("Is any IP jointly owned by the parties?").
@@ -60,3 +68,24 @@ def with_opening(
     if len(kept) >= limit:
         kept = kept[: limit - 1]
     return [*kept, opening]
+
+
+def choose_sources(
+    hits: Sequence[SearchHit],
+    question: str,
+    context_k: int,
+    finder: OpeningFinder | None = None,
+    mode: str = "hybrid",
+) -> list[SearchHit]:
+    """The sources the model sees: the first ``context_k`` hits, with the opening of the
+    best hit's document as the last one when the question asks about front matter and a
+    ``finder`` is given (the graph's ``opening_source``). One rule for the retrieve node
+    and for everything that asks questions the way the graph does (calibration, benches).
+    """
+    sources = list(hits[:context_k])
+    if finder is not None and hits and asks_about_front_matter(question):
+        # The opening of the best hit's document: the document the question is about as
+        # far as retrieval can tell (the only one when the question is scoped to one).
+        opening = finder.opening_hit(hits[0].chunk.doc, question, mode)
+        sources = with_opening(sources, opening, context_k)
+    return sources

@@ -13,7 +13,7 @@ from citeguard.graph.nodes.common import emit, hit_to_evidence
 from citeguard.graph.passage_scores import AnswerScores, answering_passage
 from citeguard.graph.resources import Resources
 from citeguard.graph.state import State
-from citeguard.index.opening import asks_about_front_matter, with_opening
+from citeguard.index.opening import choose_sources
 from citeguard.text.questions import checked_question
 
 
@@ -46,12 +46,13 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         scored = AnswerScores(scorer, state["question"])
         if scorer is not None and ctx.scorer_rerank:
             hits = scored.reranked(hits)
-        sources = hits[: ctx.context_k]
-        if ctx.opening_source and hits and asks_about_front_matter(state["question"]):
-            # The opening of the best hit's document: the document the question is about
-            # as far as retrieval can tell (the only one when the question is scoped to one).
-            opening = searcher.opening_hit(hits[0].chunk.doc, state["question"], ctx.retrieval_mode)
-            sources = with_opening(sources, opening, ctx.context_k)
+        sources = choose_sources(
+            hits,
+            state["question"],
+            ctx.context_k,
+            searcher if ctx.opening_source else None,
+            ctx.retrieval_mode,
+        )
         scored.score(sources)  # (all hits were scored already when reranked)
         retrieved = [scored.annotated(hit_to_evidence(hit)) for hit in hits]
         evidence = [scored.annotated(hit_to_evidence(hit)) for hit in sources]
