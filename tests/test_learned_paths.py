@@ -226,6 +226,12 @@ def test_passage_sentences_join_what_the_page_broke_and_keep_headings_apart() ->
         "11. Landlord's Entry",
         "The Landlord may enter the Premises",
     ]
+    # Pieces the validator's splitter would cut apart again stay apart: each sentence of
+    # the answer must carry its own citation.
+    assert passage_sentences("This Agreement is effective as of _Dec. 8, 2005 by A and B.") == [
+        "This Agreement is effective as of _Dec",
+        "8, 2005 by A and B",
+    ]
 
 
 def test_passage_answer_quotes_the_best_sentence_and_its_answering_neighbours() -> None:

@@ -13,9 +13,10 @@ How the passage becomes sentences:
   where one of the document's phrases ends; a sentence that still stops mid-phrase is left
   out.
 * PDF text breaks sentences where the page did ("or to any other" / blank line /
-  "Participant, for ..."; "as of Dec." / "8, 2005"): a piece is joined to the next when it
-  ends on a lower-case word without punctuation, when the next opens with a lower-case
-  letter, or with a number after an abbreviation. Headings ("11. Landlord's Entry",
+  "Participant, for ..."): a piece is joined to the next when it ends on a lower-case word
+  without punctuation or the next opens with a lower-case letter, and the two read as one
+  sentence to the splitter the validator uses (each sentence of the answer needs its own
+  citation; "as of Dec." / "8, 2005" stays two). Headings ("11. Landlord's Entry",
   "DISTRIBUTOR AGREEMENT") stay apart.
 * With the scorer's sentence scores, only the best sentence and the neighbours that also
   reach the answer threshold are quoted: the passage's window may open on the end of the
@@ -40,7 +41,6 @@ SentenceScores = Callable[[Sequence[str]], Sequence[float]]
 _DANGLING_CONNECTIVE = re.compile(r"[\s,;:]*\b(?:and/or|and|or|but)\s*$", re.IGNORECASE)
 _ENDS_ON_LOWER_WORD = re.compile(r"\b[a-z][\w'-]*$")
 _OPENS_LOWER = re.compile(r"^[\s\"'(]*[a-z]")
-_ABBREVIATION_BEFORE_NUMBER = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{1,3}\.$")  # "Dec." / "8, 2005"
 
 
 def passage_sentences(passage: str) -> list[str]:
@@ -49,12 +49,13 @@ def passage_sentences(passage: str) -> list[str]:
     pieces = [s.text for s in split_sentences(passage)]
     joined: list[str] = []
     for piece in pieces:
-        if joined and (
-            _ENDS_ON_LOWER_WORD.search(joined[-1])
-            or _OPENS_LOWER.match(piece)
-            or (_ABBREVIATION_BEFORE_NUMBER.search(joined[-1]) and piece[:1].isdigit())
+        together = f"{joined[-1]} {piece}" if joined else ""
+        if (
+            joined
+            and (_ENDS_ON_LOWER_WORD.search(joined[-1]) or _OPENS_LOWER.match(piece))
+            and len(split_sentences(together)) == 1
         ):
-            joined[-1] = f"{joined[-1]} {piece}"
+            joined[-1] = together
         else:
             joined.append(piece)
     sentences: list[str] = []

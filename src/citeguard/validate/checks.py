@@ -383,8 +383,9 @@ def is_verbatim(claim: str, evidence: str) -> bool:
 
     The claim's closing punctuation is not required (a quoted heading or list item has
     none in the document, and the answer's sentence closes with ``[n].``), but then the
-    quote must end where the document's phrase ends: at punctuation, a line break or the
-    end of the evidence. A quote cut before "only with consent" is not verbatim.
+    quote must end where the document's phrase ends: at punctuation, a closing bracket or
+    quote mark, a line break or the end of the evidence. A quote cut before "only with
+    consent" is not verbatim.
     """
     body = claim.strip().rstrip(".;:,").rstrip()
     tokens = re.findall(r"\w+|[^\w\s]", body)
@@ -396,7 +397,7 @@ def is_verbatim(claim: str, evidence: str) -> bool:
     for before, token in itertools.pairwise(tokens):
         apart = r"\s+" if before[-1].isalnum() and token[0].isalnum() else r"\s*"
         pattern += apart + re.escape(token)
-    pattern += r"(?=[ \t]*(?:[.;:,!?\n]|$))"
+    pattern += r"(?=[ \t]*(?:[.;:,!?)\]\"'\n]|$))"
     return re.search(pattern, evidence, flags=re.IGNORECASE) is not None
 
 
