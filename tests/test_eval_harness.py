@@ -55,6 +55,7 @@ EXPECTED = {
     "citation_precision": 1.0,
     "hallucination_rate": 1 / 3,
     "unsupported_hallucination_rate": 0.0,
+    "unsupported_quotes_only_rate": 0.0,
     "true_refusal_rate": 0.5,
     "false_refusal_rate": 1 / 3,
     "false_answer_rate": 0.5,

@@ -20,6 +20,7 @@ from citeguard.evaluation.metrics import (
     span_hit,
     summarize,
     token_f1,
+    unsupported_only_quotes,
 )
 from citeguard.generate.prompts import REFUSAL
 
@@ -262,3 +263,25 @@ def test_percentile() -> None:
     assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.5
     assert percentile([float(i) for i in range(1, 101)], 95) == pytest.approx(95.05)
     assert percentile([], 50) is None
+
+
+def test_unsupported_answers_made_only_of_quotes_are_told_apart() -> None:
+    def doubting(claim: str, evidence: str) -> float:
+        return 0.1
+
+    quoted = judge_citations(
+        "Tenant may keep one cat with written consent of the landlord [1].", [PETS], doubting
+    )
+    assert quoted.unsupported and unsupported_only_quotes(quoted, [PETS])
+    reworded = judge_citations(
+        "Tenant may keep a cat if the landlord agrees [1].", [PETS], doubting
+    )
+    assert reworded.unsupported and not unsupported_only_quotes(reworded, [PETS])
+    mixed = judge_citations(
+        "Tenant may keep one cat with written consent of the landlord [1]. Dogs are fine [1].",
+        [PETS],
+        doubting,
+    )
+    assert not unsupported_only_quotes(mixed, [PETS])
+    accepted = judge_citations("Tenant shall pay monthly rent [1].", [RENT], keyword_judge)
+    assert not accepted.unsupported and not unsupported_only_quotes(accepted, [RENT])

@@ -28,6 +28,7 @@ from citeguard.evaluation.matching import covered_fraction, span_overlaps
 from citeguard.graph.context import Context
 from citeguard.text.citations import parse_citations, strip_citations
 from citeguard.text.sentences import split_sentences
+from citeguard.validate.checks import is_verbatim
 from citeguard.validate.validator import validate_answer
 
 JudgeFn = Callable[[str, str], float]
@@ -234,6 +235,23 @@ def judge_citations(
     )
 
 
+def unsupported_only_quotes(judgement: CitationJudgement, source_texts: Sequence[str]) -> bool:
+    """The judge rejected some sentence, and every sentence it rejected stands word for word
+    in its cited sources (``validate.checks.is_verbatim``).
+
+    A diagnostic beside ``judge_unsupported``, which it does not change: the local 1.5B
+    judge rejects some exact quotes of the very source it is shown, and a reader of the
+    unsupported rate should be able to tell those from claims the source does not make.
+    """
+    rejected = [j for j in judgement.sentences if not j.supported]
+    return bool(rejected) and all(
+        j.cited
+        and all(0 < n <= len(source_texts) for n in j.cited)
+        and is_verbatim(j.claim, "\n\n".join(source_texts[n - 1] for n in j.cited))
+        for j in rejected
+    )
+
+
 # --------------------------------------------------------------------------- one question
 
 
@@ -288,9 +306,12 @@ def score_result(
         scores["citation_recall"] = judgement.recall
         scores["citation_precision"] = judgement.precision
         scores["judge_unsupported"] = judgement.unsupported
+        scores["judge_unsupported_quotes_only"] = unsupported_only_quotes(
+            judgement, _texts(evidence)
+        )
     else:
         scores["citation_recall"] = scores["citation_precision"] = None
-        scores["judge_unsupported"] = None
+        scores["judge_unsupported"] = scores["judge_unsupported_quotes_only"] = None
 
     regenerated = int(state.get("regenerations") or 0) > 0
     scores["regenerated"] = regenerated
@@ -396,6 +417,7 @@ SUMMARY_METRICS = (
     "citation_precision",
     "hallucination_rate",
     "unsupported_hallucination_rate",
+    "unsupported_quotes_only_rate",
     "true_refusal_rate",
     "false_refusal_rate",
     "false_answer_rate",
@@ -438,6 +460,7 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "citation_precision": rate(col(answered, "citation_precision")),
         "hallucination_rate": rate(col(answered, "hallucination")),
         "unsupported_hallucination_rate": rate(col(answered, "judge_unsupported")),
+        "unsupported_quotes_only_rate": rate(col(answered, "judge_unsupported_quotes_only")),
         "true_refusal_rate": rate(not s["answered"] for s in unanswerable),
         "false_refusal_rate": rate(not s["answered"] for s in answerable),
         "false_answer_rate": rate(s["answered"] for s in unanswerable),

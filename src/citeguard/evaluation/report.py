@@ -24,6 +24,10 @@ METRIC_LABELS: dict[str, tuple[str, str]] = {
     "citation_precision": ("Citation precision (judge)", "answered"),
     "hallucination_rate": ("Hallucination rate", "answered"),
     "unsupported_hallucination_rate": ("Unsupported hallucination rate (judge)", "answered"),
+    "unsupported_quotes_only_rate": (
+        "Judge-unsupported, every rejected sentence a word-for-word quote of its source",
+        "answered",
+    ),
     "true_refusal_rate": ("True refusal rate", "unanswerable"),
     "false_refusal_rate": ("False refusal rate", "answerable"),
     "false_answer_rate": ("False answer rate", "unanswerable"),
