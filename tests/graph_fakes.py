@@ -119,6 +119,21 @@ LEASE_CHUNKS = [
 ]
 
 
+class InertScorer:
+    """An evidence scorer that never decides: every passage scores between its refusal
+    floor and its answer threshold. Unit tests of other paths inject it, so that the
+    default ``scorer_sufficiency`` and ``scorer_answer`` neither refuse nor quote."""
+
+    threshold = 1.0
+    recall_threshold = 0.0
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return np.full(len(pairs), 0.5)
+
+
+INERT_SCORER = InertScorer()
+
+
 def fake_resources(
     replies: Iterable[str], chunks: Sequence[Chunk] = LEASE_CHUNKS, access: Any = None
 ) -> Resources:
@@ -129,6 +144,7 @@ def fake_resources(
         judge=lambda claim, evidence: 0.9,
         relevance=lambda question, evidence: 0.9,
         access=access,
+        evidence_scorer=INERT_SCORER,
     )
 
 

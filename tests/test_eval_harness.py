@@ -68,7 +68,13 @@ MODEL_CALLS = ["rent", "deposit", "deposit", "sell", "sell", "pets-dogs"]
 # The strict level: these numbers were worked out without a validation judge (the default
 # judge level would put every sentence to the real local model). Refusals are challenged,
 # so that "sell" also exercises a regeneration that ends in a refusal.
-STRICT = Context(validation_level="strict", challenge_refusals=True)
+STRICT = Context(
+    validation_level="strict",
+    challenge_refusals=True,
+    # Worked out without the trained scorer: these tests are about the harness.
+    scorer_sufficiency=False,
+    scorer_answer=False,
+)
 
 
 def evaluate(dataset: Path, out: Path, model: Any = None, **kw: Any) -> Any:

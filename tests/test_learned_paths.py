@@ -45,9 +45,12 @@ def run(
     replies: list[str], scorer: Any = None, verifier: Any = None, **context: Any
 ) -> tuple[dict, Resources]:
     resources = fake_resources(replies)
-    resources._evidence_scorer = scorer
+    if scorer is not None:
+        resources._evidence_scorer = scorer
     resources._support_verifier = verifier
-    result = compile_graph(resources).invoke({"question": RENT_Q}, context=Context(**context))
+    # Each test turns on the settings it is about; the others are off, whatever the defaults.
+    settings = {"scorer_sufficiency": False, "scorer_answer": False, **context}
+    result = compile_graph(resources).invoke({"question": RENT_Q}, context=Context(**settings))
     return result, resources
 
 
@@ -129,7 +132,7 @@ def test_the_passage_answers_quotes_need_no_support_judge_but_the_models_words_d
     resources._evidence_scorer = KeywordScorer("no passage holds this")
     resources._judge = doubting_judge
     result = compile_graph(resources).invoke(
-        {"question": RENT_Q}, context=Context(scorer_answer=True)
+        {"question": RENT_Q}, context=Context(scorer_answer=True, scorer_sufficiency=False)
     )
     assert result["status"] == "refused" and asked
 
@@ -188,11 +191,13 @@ def test_missing_weights_fall_back_with_one_warning(
             assert shipped.shipped_model("verifier") is None
             assert shipped.shipped_model("verifier") is None
             resources = fake_resources([GOOD])
+            resources._evidence_scorer = None  # the shipped one, missing here
             asked: list[str] = []
             resources._judge = lambda claim, evidence: asked.append(claim) or 0.9
             result = compile_graph(resources).invoke(
                 {"question": RENT_Q}, context=Context(support_judge="verifier")
             )
+        # The default scorer settings fall back too: no floor refusal, no passage answer.
         assert result["status"] == "answered"
         assert asked  # the fallback: the LLM judge judged
         warnings = [r for r in caplog.records if "could not be loaded" in r.getMessage()]

@@ -7,9 +7,10 @@ a timeout), returns nothing, returns garbage, cites sources that do not exist, o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -18,7 +19,7 @@ from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources
 from citeguard.text.refusal import REFUSAL
-from graph_fakes import LEASE_CHUNKS, ListSearcher, bag_of_words_embed
+from graph_fakes import INERT_SCORER, LEASE_CHUNKS, ListSearcher, bag_of_words_embed
 
 QUESTION = "When is the monthly rent due?"
 GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
@@ -47,6 +48,7 @@ def faulty_resources(script: list[Any]) -> Resources:
         embed=bag_of_words_embed,
         judge=lambda claim, evidence: 0.9,
         relevance=lambda question, evidence: 0.9,
+        evidence_scorer=INERT_SCORER,
     )
 
 
@@ -133,3 +135,26 @@ def test_a_missing_model_is_an_error_with_its_message_not_a_refusal() -> None:
 
     with pytest.raises(ModelUnavailableError, match="pip install"):
         run([ModelUnavailableError("the local model is not installed: pip install ...")])
+
+
+class RentPassageScorer:
+    """An evidence scorer that rates passages about the monthly rent as answering."""
+
+    threshold = 0.8
+    recall_threshold = 0.3
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        return np.array([0.95 if "monthly rent" in second else 0.05 for _, second in pairs])
+
+
+@pytest.mark.parametrize("name", list(FAULTS))
+def test_a_fault_with_an_answering_passage_ends_in_the_validated_quote(name: str) -> None:
+    resources = faulty_resources(list(FAULTS[name]) * 3)
+    resources._evidence_scorer = RentPassageScorer()
+    result = compile_graph(resources).invoke({"question": QUESTION}, context=Context())
+    check_outcome(result)
+    assert len(resources.drafts) == 0
+    # Never the faulty output: the passage's own words, validated.
+    assert result["status"] == "answered"
+    assert result["answer"].startswith("Tenant shall pay monthly rent of $1,250")
+    assert "purple" not in result["answer"] and "due and due" not in result["answer"]

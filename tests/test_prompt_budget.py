@@ -18,7 +18,7 @@ from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources
 from citeguard.text.questions import MAX_QUESTION_BYTES, MAX_QUESTION_CHARS, checked_question
-from graph_fakes import ListSearcher, bag_of_words_embed, make_chunk
+from graph_fakes import INERT_SCORER, ListSearcher, bag_of_words_embed, make_chunk
 
 GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
 RENT = (
@@ -67,6 +67,7 @@ def resources_with(model: Any) -> Resources:
         embed=bag_of_words_embed,
         judge=lambda claim, evidence: 0.9,
         relevance=lambda question, evidence: 0.9,
+        evidence_scorer=INERT_SCORER,
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from citeguard.generate.trimming import ELLIPSIS, trim_sources
 from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
-from graph_fakes import bag_of_words_embed, fake_resources, make_chunk
+from graph_fakes import INERT_SCORER, bag_of_words_embed, fake_resources, make_chunk
 
 FILLER = [
     "The parties shall meet once a year to review the marketing plan for the territory.",
@@ -150,7 +150,9 @@ def test_the_answer_graph_trims_with_the_sentence_vectors_stored_in_the_index() 
         embedder=embedder,
         sentence_vectors=SentenceVectors.build(texts, embedder.embed_documents, 64),
     )
-    resources = Resources(chat_model=scripted_model([GOOD]), searcher=searcher)
+    resources = Resources(
+        chat_model=scripted_model([GOOD]), searcher=searcher, evidence_scorer=INERT_SCORER
+    )
     embedder.embedded.clear()  # what ingest embedded
     question = "What is the late fee for rent?"
     result = compile_graph(resources).invoke(

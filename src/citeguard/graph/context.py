@@ -103,14 +103,14 @@ class Context:
         ),
     )
     scorer_sufficiency: bool = field(
-        default=False,
+        default=True,
         metadata=_doc(
             "Refuse before any model call when no source has a passage that the trained "
             "evidence scorer rates at least its refusal threshold (fitted on cuad-train)."
         ),
     )
     scorer_answer: bool = field(
-        default=False,
+        default=True,
         metadata=_doc(
             "When the model refuses, or its answers fail validation, while a source has a "
             "passage that the evidence scorer rates at least its answer threshold: answer with "
