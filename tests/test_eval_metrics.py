@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
+from citeguard.evaluation.citation_judge import judge_citations, unsupported_only_quotes
 from citeguard.evaluation.dataset import GoldSpan, Question
 from citeguard.evaluation.matching import covered_fraction
 from citeguard.evaluation.metrics import (
     citation_valid,
     cites_gold,
     context_recall,
-    judge_citations,
     page_hit,
     percentile,
     rescore,
@@ -20,7 +20,6 @@ from citeguard.evaluation.metrics import (
     span_hit,
     summarize,
     token_f1,
-    unsupported_only_quotes,
 )
 from citeguard.generate.prompts import REFUSAL
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from citeguard.evaluation.ablations import ABLATIONS, ALIASES, chunk_settings, run_ablation
+from citeguard.evaluation.citation_judge import JUDGE_THRESHOLD
 from citeguard.evaluation.harness import DEFAULT_CACHE_DIR, EvalConfig, run_evaluation
-from citeguard.evaluation.metrics import JUDGE_THRESHOLD
 from citeguard.evaluation.report import percent
 from citeguard.graph.context import (
     Context,

@@ -22,15 +22,9 @@ from typing import Any
 
 from citeguard.atomic_files import write_json_atomic
 from citeguard.errors import IndexStoreError, ModelUnavailableError
+from citeguard.evaluation.citation_judge import JUDGE_THRESHOLD, JudgeFn, judge_citations
 from citeguard.evaluation.dataset import Question, load_questions
-from citeguard.evaluation.metrics import (
-    JUDGE_THRESHOLD,
-    JudgeFn,
-    judge_citations,
-    rescore,
-    score_result,
-    summarize,
-)
+from citeguard.evaluation.metrics import rescore, score_result, summarize
 from citeguard.evaluation.results_file import (
     REPORT_FILE,
     RESULTS_FILE,

@@ -16,7 +16,7 @@ from typing import Any
 
 from citeguard import environment
 from citeguard.errors import CiteGuardError
-from citeguard.evaluation.metrics import JUDGE_THRESHOLD
+from citeguard.evaluation.citation_judge import JUDGE_THRESHOLD
 from citeguard.graph.context import Context
 from citeguard.ingest.chunking import ChunkSettings
 
