@@ -6,8 +6,8 @@ import pytest
 
 from citeguard.learned import shipped
 from citeguard.learned.bi_encoder import BiEncoderScorer
-from citeguard.learned.cross_encoder import WEIGHTS_FILE, file_sha256
 from citeguard.learned.evidence import best_passage_score
+from citeguard.learned.saved_model import WEIGHTS_FILE, file_sha256
 
 MAX_SHIPPED_BYTES = 60 * 1024 * 1024
 """Everything under learned/weights together."""

@@ -7,16 +7,25 @@ then trains for a few steps and loads the written weights offline.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
+import torch
 from safetensors.torch import load_file
 
 from citeguard.errors import ModelUnavailableError
-from citeguard.evaluation.train_cross_encoder import TrainSettings, auroc, fit_threshold
+from citeguard.evaluation.train_cross_encoder import (
+    TextPair,
+    TrainSettings,
+    auroc,
+    draw_training_pairs,
+    fit_threshold,
+)
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
 from citeguard.learned.bi_encoder import BiEncoderScorer
-from citeguard.learned.cross_encoder import EMBEDDINGS_PREFIX, WEIGHTS_FILE, CrossEncoder
+from citeguard.learned.cross_encoder import EMBEDDINGS_PREFIX, CrossEncoder
+from citeguard.learned.saved_model import WEIGHTS_FILE
 from citeguard.learned.shipped import load_pair_model
 from citeguard.serve import cli
 from citeguard.text.passages import passages
@@ -179,3 +188,54 @@ def test_train_a_bi_encoder_scorer_end_to_end(tmp_path: Path) -> None:
     weights.write_bytes(weights.read_bytes()[:-8] + b"\0" * 8)
     with pytest.raises(ModelUnavailableError, match="sha256"):
         load_pair_model(out / "model")
+
+
+def test_a_larger_draw_extends_the_same_draw() -> None:
+    pairs = [TextPair(f"q{i}", f"p{i}", i % 2, "g", "d") for i in range(50)]
+    first = draw_training_pairs(pairs, 10, random.Random(13))
+    later = draw_training_pairs(pairs, 15, random.Random(13), skip=10)
+    assert first == draw_training_pairs(pairs, 25, random.Random(13))[:10]
+    assert len(later) == 15 and not set(first) & set(later)
+    # Fewer pairs than asked for: all the rest after the skip, none twice.
+    rest = draw_training_pairs(pairs, 100, random.Random(13), skip=10)
+    assert len(rest) == 40 and not set(first) & set(rest)
+
+
+@pytest.mark.integration
+def test_training_continues_from_a_saved_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    common = ["--max-length", "64", "--batch-size", "8", "--validation-share", "0.34"]
+    first = tmp_path / "first"
+    code = cli.main(
+        ["train", str(dataset), "--out", str(first), "--architecture", "bi-encoder",
+         "--max-train-pairs", "16", *common]
+    )  # fmt: skip
+    assert code == 0
+    # Continued with the encoder's learning rate at 0: the layers are the first model's,
+    # not the base model's.
+    again = tmp_path / "again"
+    code = cli.main(
+        ["train", str(dataset), "--out", str(again), "--architecture", "bi-encoder",
+         "--init-from", str(first / "model"), "--skip-pairs", "16", "--max-train-pairs", "8",
+         "--learning-rate", "0", *common]
+    )  # fmt: skip
+    assert code == 0
+    summary = json.loads((again / "training.json").read_text())
+    assert summary["train_settings"]["init_from"] == str(first / "model")
+    assert summary["pairs"]["train_used"] == 8
+    before = load_file(str(first / "model" / WEIGHTS_FILE))
+    after = load_file(str(again / "model" / WEIGHTS_FILE))
+    assert before.keys() == after.keys()
+    assert all(torch.equal(before[name], after[name]) for name in before)
+    # A model of another architecture is refused with a clear message, nothing written.
+    capsys.readouterr()
+    refused = tmp_path / "refused"
+    code = cli.main(
+        ["train", str(dataset), "--out", str(refused), "--init-from", str(first / "model"),
+         *common]
+    )  # fmt: skip
+    assert code != 0
+    assert "bi-encoder" in capsys.readouterr().err
+    assert not refused.exists()

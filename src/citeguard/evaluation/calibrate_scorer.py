@@ -48,8 +48,8 @@ from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questi
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.train_cross_encoder import auroc, fit_threshold, keep_threshold
 from citeguard.evaluation.train_pairs import PairSettings, validation_documents
-from citeguard.learned.cross_encoder import DESCRIPTION_FILE, describe_cross_encoder
 from citeguard.learned.evidence import PairScorer, best_passages
+from citeguard.learned.saved_model import DESCRIPTION_FILE, describe_model
 
 logger = logging.getLogger(__name__)
 
@@ -259,7 +259,7 @@ def calibrate_scorer(
         json.dumps({**result, "rows": [asdict(r) for r in rows]}, indent=2) + "\n"
     )
     previous = json.loads((model / DESCRIPTION_FILE).read_text())
-    describe_cross_encoder(
+    describe_model(
         model,
         {
             "pair_threshold": previous.get("pair_threshold", previous.get("threshold")),

@@ -33,6 +33,20 @@ OPTIONS = (
     ("hard_negatives", PairSettings, int, "most similar non-answering passages per question"),
     ("validation_share", PairSettings, float, "share of documents kept for validation"),
     ("seed", TrainSettings, int, "seed for the split, the sampling and the training"),
+    (
+        "init_from",
+        TrainSettings,
+        str,
+        "a trained model folder (same architecture) to continue training instead of "
+        "starting from the base model",
+    ),
+    (
+        "skip_pairs",
+        TrainSettings,
+        int,
+        "leave out the first N pairs of the seeded draw, e.g. those the --init-from model "
+        "saw (its --max-train-pairs, same --seed)",
+    ),
 )
 """Options: field, the settings class that defines it (and its default), type, help."""
 

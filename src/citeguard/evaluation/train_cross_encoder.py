@@ -43,16 +43,18 @@ from typing import Any, Literal
 
 import numpy as np
 
+from citeguard.errors import ModelUnavailableError
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
 from citeguard.evaluation.verifier_pairs import build_claims
 from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL
 from citeguard.learned.bi_encoder import TrainableBiEncoder
 from citeguard.learned.cross_encoder import (
+    EMBEDDINGS_PREFIX,
     base_classifier,
-    describe_cross_encoder,
     freeze_embeddings,
     save_cross_encoder,
 )
+from citeguard.learned.saved_model import describe_model, load_trained_weights, read_description
 from citeguard.learned.shipped import load_pair_model
 
 logger = logging.getLogger(__name__)
@@ -91,6 +93,12 @@ class TrainSettings:
     cosine mapped to a probability (``citeguard.learned.bi_encoder``)."""
     line_learning_rate: float = 1e-2
     """The bi-encoder's scale and bias (two numbers) learn at this rate."""
+    init_from: str | None = None
+    """A trained model folder of the same architecture and base model to continue training
+    from (None: start from ``base_model``)."""
+    skip_pairs: int = 0
+    """Leave out the first this many pairs of the seeded draw: the pairs the ``init_from``
+    model was trained on, with the same seed, so continued training sees new pairs."""
 
 
 def auroc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
@@ -181,8 +189,17 @@ def keep_threshold(scores: Sequence[float], labels: Sequence[int], keep: float) 
     return float(positives[int(np.floor(round((1 - keep) * len(positives), 9)))])
 
 
-def _sample(pairs: list[TextPair], limit: int, rng: random.Random) -> list[TextPair]:
-    return pairs if len(pairs) <= limit else rng.sample(pairs, limit)
+def draw_training_pairs(
+    pairs: list[TextPair], limit: int, rng: random.Random, skip: int = 0
+) -> list[TextPair]:
+    """``limit`` pairs of a seeded draw, after its first ``skip``: drawing more with the
+    same seed extends the same draw, so ``skip`` leaves out exactly the pairs an earlier
+    run with ``max_train_pairs == skip`` used."""
+    if len(pairs) <= skip + limit:
+        drawn = rng.sample(pairs, len(pairs)) if skip else pairs
+    else:
+        drawn = rng.sample(pairs, skip + limit)
+    return drawn[skip : skip + limit]
 
 
 def _write_pairs(pairs: Sequence[TextPair], path: Path) -> None:
@@ -194,8 +211,12 @@ def _write_pairs(pairs: Sequence[TextPair], path: Path) -> None:
 class _CrossEncoderTrainee:
     """The cross-encoder under training: tokenizer, model, and batched logits."""
 
-    def __init__(self, base_model: str, max_length: int) -> None:
+    def __init__(self, base_model: str, max_length: int, init_from: Path | None) -> None:
         self.tokenizer, self.model = base_classifier(base_model)
+        if init_from is not None:
+            load_trained_weights(
+                self.model, init_from, EMBEDDINGS_PREFIX, read_description(init_from)
+            )
         freeze_embeddings(self.model)
         self.max_length = max_length
 
@@ -224,8 +245,10 @@ class _CrossEncoderTrainee:
 class _BiEncoderTrainee:
     """The bi-encoder under training (:class:`TrainableBiEncoder`), same interface."""
 
-    def __init__(self, base_model: str, max_length: int) -> None:
+    def __init__(self, base_model: str, max_length: int, init_from: Path | None) -> None:
         self.encoder = TrainableBiEncoder(base_model, max_length)
+        if init_from is not None:
+            self.encoder.load(init_from)
 
     def parameter_groups(self, settings: TrainSettings) -> list[dict[str, Any]]:
         return [
@@ -241,6 +264,23 @@ class _BiEncoderTrainee:
 
     def save(self, folder: Path, settings: TrainSettings) -> None:
         self.encoder.save(folder, settings.base_model, settings.max_length, {})
+
+
+def check_continuable(folder: Path, settings: TrainSettings) -> None:
+    """Refuse to continue training a model of another architecture or base model.
+
+    Raises:
+        ModelUnavailableError: the folder holds no model, or one that does not match.
+    """
+    description = read_description(folder)
+    architecture = description.get("architecture", "cross-encoder")
+    if architecture != settings.architecture or description.get("base_model") != (
+        settings.base_model
+    ):
+        raise ModelUnavailableError(
+            f"{folder} holds a {architecture} on {description.get('base_model')}; "
+            f"continuing needs a {settings.architecture} on {settings.base_model}"
+        )
 
 
 def train_cross_encoder(
@@ -263,6 +303,9 @@ def train_cross_encoder(
     pair_settings = pair_settings or PairSettings()
     settings = settings or TrainSettings()
     started = time.perf_counter()
+    init_from = Path(settings.init_from) if settings.init_from else None
+    if init_from is not None:
+        check_continuable(init_from, settings)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(settings.seed)
@@ -270,7 +313,7 @@ def train_cross_encoder(
     train_pairs, validation_pairs = text_pairs(dataset, kind, pair_settings)
     _write_pairs(train_pairs, folder / "pairs-train.jsonl")
     _write_pairs(validation_pairs, folder / "pairs-validation.jsonl")
-    chosen = _sample(train_pairs, settings.max_train_pairs, rng)
+    chosen = draw_training_pairs(train_pairs, settings.max_train_pairs, rng, settings.skip_pairs)
     logger.info(
         "%d training pairs (of %d), %d validation",
         len(chosen),
@@ -279,9 +322,9 @@ def train_cross_encoder(
     )
 
     trainee: _CrossEncoderTrainee | _BiEncoderTrainee = (
-        _BiEncoderTrainee(settings.base_model, settings.max_length)
+        _BiEncoderTrainee(settings.base_model, settings.max_length, init_from)
         if settings.architecture == "bi-encoder"
-        else _CrossEncoderTrainee(settings.base_model, settings.max_length)
+        else _CrossEncoderTrainee(settings.base_model, settings.max_length, init_from)
     )
     optimizer = torch.optim.AdamW(trainee.parameter_groups(settings))
     steps = settings.epochs * math.ceil(len(chosen) / settings.batch_size)
@@ -369,7 +412,7 @@ def train_cross_encoder(
         "peak_memory_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "licence": LICENCE,
     }
-    saved = describe_cross_encoder(
+    saved = describe_model(
         model_dir,
         {
             "kind": kind,

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from citeguard.index.embedder import resolve_embedding_model_path
-from citeguard.learned.cross_encoder import (
+from citeguard.learned.saved_model import (
     WEIGHTS_FILE,
     load_trained_weights,
     read_description,
@@ -73,6 +73,18 @@ class TrainableBiEncoder:
         self.scale = torch.nn.Parameter(torch.tensor(INITIAL_SCALE))
         self.bias = torch.nn.Parameter(torch.tensor(INITIAL_BIAS))
         self._torch = torch
+
+    def load(self, folder: Path) -> None:
+        """Continue from a saved bi-encoder: its trained layers and its line.
+
+        Raises:
+            citeguard.errors.ModelUnavailableError: the folder holds no matching model.
+        """
+        description = read_description(folder)
+        load_trained_weights(transformer_of(self.model), folder, EMBEDDINGS_PREFIX, description)
+        with self._torch.no_grad():
+            self.scale.fill_(float(description.get("scale", INITIAL_SCALE)))
+            self.bias.fill_(float(description.get("bias", INITIAL_BIAS)))
 
     def encoder_parameters(self) -> list[Any]:
         return [p for p in self.model.parameters() if p.requires_grad]

@@ -14,8 +14,6 @@ Files of a saved model (one folder):
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,22 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from citeguard.errors import ModelUnavailableError
 from citeguard.index.embedder import resolve_embedding_model_path
+from citeguard.learned.saved_model import (
+    WEIGHTS_FILE,
+    load_trained_weights,
+    read_description,
+    write_description,
+)
 
-WEIGHTS_FILE = "encoder.safetensors"
-DESCRIPTION_FILE = "model.json"
 EMBEDDINGS_PREFIX = "bert.embeddings."
 """Parameters under this prefix are the base model's, never trained nor saved."""
-
-
-def file_sha256(path: Path) -> str:
-    """The file's sha256, hex."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def base_classifier(base_model: str) -> tuple[Any, Any]:
@@ -87,68 +79,6 @@ def save_cross_encoder(
     }
     save_file(tensors, str(folder / WEIGHTS_FILE))
     return write_description(folder, {"base_model": base_model, "max_length": max_length, **about})
-
-
-def write_description(folder: Path, description: dict[str, Any]) -> dict[str, Any]:
-    """Write ``model.json``: ``description`` with the saved weights' sha256 and size."""
-    weights = folder / WEIGHTS_FILE
-    described = {
-        **description,
-        "weights_sha256": file_sha256(weights),
-        "weights_bytes": weights.stat().st_size,
-    }
-    (folder / DESCRIPTION_FILE).write_text(json.dumps(described, indent=2) + "\n")
-    return described
-
-
-def read_description(folder: Path) -> dict[str, Any]:
-    """A saved model's ``model.json``, once its weights are found to match their sha256.
-
-    Raises:
-        ModelUnavailableError: a file is missing or the weights differ from the ones
-            described.
-    """
-    weights = folder / WEIGHTS_FILE
-    described = folder / DESCRIPTION_FILE
-    if not weights.is_file() or not described.is_file():
-        raise ModelUnavailableError(f"no trained model in {folder}")
-    description: dict[str, Any] = json.loads(described.read_text())
-    expected = description.get("weights_sha256")
-    if expected and file_sha256(weights) != expected:
-        raise ModelUnavailableError(f"{weights} does not match its sha256 in {described}")
-    return description
-
-
-def describe_cross_encoder(folder: Path, about: dict[str, Any]) -> dict[str, Any]:
-    """Add ``about`` (thresholds, metrics ...) to a saved model's ``model.json``; the
-    weights are left as saved. Returns the whole description."""
-    path = folder / DESCRIPTION_FILE
-    description = {**json.loads(path.read_text()), **about}
-    path.write_text(json.dumps(description, indent=2) + "\n")
-    return description
-
-
-def load_trained_weights(
-    module: Any, folder: Path, untrained_prefix: str, description: dict[str, Any]
-) -> None:
-    """Put a saved model's weights over ``module`` (a freshly loaded base model) and set it
-    to evaluation mode; only parameters under ``untrained_prefix`` may be absent.
-
-    Raises:
-        ModelUnavailableError: the weights do not fit the base model.
-    """
-    from safetensors.torch import load_file
-
-    weights = folder / WEIGHTS_FILE
-    trained = {name: tensor.float() for name, tensor in load_file(str(weights)).items()}
-    missing, unexpected = module.load_state_dict(trained, strict=False)
-    untrained = [name for name in missing if not name.startswith(untrained_prefix)]
-    if untrained or unexpected:
-        raise ModelUnavailableError(
-            f"{weights} does not fit {description['base_model']}: "
-            f"missing {untrained[:3]}, unexpected {list(unexpected)[:3]}"
-        )
-    module.eval()
 
 
 class CrossEncoder:

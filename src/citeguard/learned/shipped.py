@@ -19,7 +19,8 @@ from citeguard.environment import learned_weights
 from citeguard.errors import ModelUnavailableError
 from citeguard.learned.bi_encoder import ARCHITECTURE as BI_ENCODER
 from citeguard.learned.bi_encoder import BiEncoderScorer
-from citeguard.learned.cross_encoder import DESCRIPTION_FILE, CrossEncoder
+from citeguard.learned.cross_encoder import CrossEncoder
+from citeguard.learned.saved_model import DESCRIPTION_FILE
 
 logger = logging.getLogger(__name__)
 
