@@ -1,9 +1,12 @@
 """The evidence scorer on a labelled dataset, per question, without the chat model.
 
-    python bench/scorer_quality.py ../shared/data/cuad-dev --index DIR [--k 8] [--context-k 4]
+    python bench/scorer_quality.py ../shared/data/cuad-dev --index DIR [--model DIR]
 
-For every question, hybrid search (scoped to its document, as the evaluation harness asks)
-and the scorer's best-passage score of each hit. Reports:
+For every question, the graph's search (its ``Context`` defaults, scoped to the question's
+document as the evaluation harness asks) and the scorer's best-passage score of each hit;
+the sources are chosen by the graph's rule (``index/opening.choose_sources``: the first
+``context_k`` hits, and the document's opening for a question about its date or parties).
+Reports:
 
 - question-level AUROC of the best score among the sources: does it tell answerable from
   unanswerable questions?
@@ -29,9 +32,11 @@ from citeguard.documents import SearchHit
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.train_cross_encoder import auroc
+from citeguard.graph.context import Context
+from citeguard.index.opening import choose_sources
 from citeguard.index.search import load_index
 from citeguard.learned.evidence import best_passages
-from citeguard.learned.shipped import shipped_model
+from citeguard.learned.shipped import load_pair_model, shipped_model
 
 OUT = Path("bench/results/scorer_quality.json")
 
@@ -45,11 +50,12 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--index", type=Path, required=True, help="index of the dataset's docs")
-    parser.add_argument("--k", type=int, default=8, help="hits retrieved (top_k)")
-    parser.add_argument("--context-k", type=int, default=4, help="sources kept (context_k)")
+    parser.add_argument(
+        "--model", type=Path, help="a trained scorer's folder (default: the shipped one)"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    scorer = shipped_model("scorer")
+    scorer = load_pair_model(args.model) if args.model else shipped_model("scorer")
     if scorer is None:
         print("no trained scorer could be loaded", file=sys.stderr)
         return 1
@@ -58,19 +64,32 @@ def main(argv: list[str]) -> int:
     questions = load_questions(args.dataset / "questions.jsonl")
     rows = []
     started = time.perf_counter()
+    graph = Context()
+    opening = searcher if graph.opening_source else None
     for q in questions:
-        hits = searcher.search(q.question, k=args.k, docs=q.scope(indexed))
+        hits = searcher.search(
+            q.question,
+            k=graph.top_k,
+            mode=graph.retrieval_mode,
+            alpha=graph.alpha,
+            docs=q.scope(indexed),
+            fusion=graph.fusion,
+            rerank=graph.rerank,
+        )
         best = best_passages(scorer, q.question, [h.chunk.text for h in hits])
         reranked = [h for _, h in sorted(zip(best, hits, strict=True), key=lambda p: -p[0].score)]
-
-        sources_best = max((b.score for b in best[: args.context_k]), default=0.0)
+        sources = choose_sources(hits, q.question, graph.context_k, opening, graph.retrieval_mode)
+        reranked_sources = choose_sources(
+            reranked, q.question, graph.context_k, opening, graph.retrieval_mode
+        )
+        source_scores = best_passages(scorer, q.question, [h.chunk.text for h in sources])
         rows.append(
             {
                 "id": q.id,
                 "answerable": q.answerable,
-                "best_source_score": sources_best,
-                "span_hit_retrieval": span_hit(q, hits[: args.context_k]),
-                "span_hit_reranked": span_hit(q, reranked[: args.context_k]),
+                "best_source_score": max((b.score for b in source_scores), default=0.0),
+                "span_hit_retrieval": span_hit(q, sources),
+                "span_hit_reranked": span_hit(q, reranked_sources),
             }
         )
     seconds = time.perf_counter() - started
@@ -82,6 +101,7 @@ def main(argv: list[str]) -> int:
     unanswerable = [r for r in rows if not r["answerable"]]
     result = {
         "dataset": str(args.dataset),
+        "model": str(args.model) if args.model else "shipped",
         "command": "python bench/scorer_quality.py " + " ".join(argv),
         "questions": len(rows),
         "thresholds": {"answer": scorer.threshold, "refusal_floor": scorer.recall_threshold},

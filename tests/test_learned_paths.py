@@ -259,3 +259,27 @@ def test_passage_answer_quotes_the_best_sentence_and_its_answering_neighbours() 
     )
     # Without scores, the first sentences, as before.
     assert passage_answer(passage, 2).startswith("The Tenant remains responsible")
+
+
+def test_a_confident_scorer_lets_a_question_in_other_words_reach_the_model() -> None:
+    question = "When is the quarterly levy payable?"  # none of its words in the lease
+    words_only = fake_resources([GOOD])
+    refused = compile_graph(words_only).invoke(
+        {"question": question}, context=Context(scorer_sufficiency=False, scorer_answer=False)
+    )
+    assert refused["refusal_reason"] == "insufficient_evidence"
+    assert prompts(words_only) == []
+    resources = fake_resources([GOOD])
+    resources._evidence_scorer = KeywordScorer("rent")  # 0.95 >= its threshold 0.8
+    result = compile_graph(resources).invoke(
+        {"question": question}, context=Context(scorer_sufficiency=True, scorer_answer=False)
+    )
+    assert len(prompts(resources)) >= 1
+    assert result["refusal_reason"] != "insufficient_evidence"
+    unsure = fake_resources([GOOD])
+    unsure._evidence_scorer = KeywordScorer("rent", high=0.7)  # under the threshold
+    result = compile_graph(unsure).invoke(
+        {"question": question}, context=Context(scorer_sufficiency=True, scorer_answer=False)
+    )
+    assert result["refusal_reason"] == "insufficient_evidence"
+    assert prompts(unsure) == []

@@ -13,6 +13,12 @@ Decided before any generation, from retrieval alone. The evidence is insufficien
 4. (with the trained evidence scorer) no passage of the evidence reaches the scorer's
    refusal threshold ``min_answer_score``: the scorer finds nothing that answers.
 
+With the scorer, a passage that reaches its answer threshold (``confident_answer_score``)
+overrides rules 2 and 3: they stand in for "nothing here is about the question" by words
+and cosine, and a question asked in other words than the document's ("When does it become
+effective?" of a contract "dated as of ...") misses words the answering passage never
+needed. The verdict keeps the rule that was overridden (``overridden``).
+
 The floors are deliberately low: this check only spares the model questions that the
 evidence plainly cannot answer; validation catches the subtler cases.
 """
@@ -54,12 +60,15 @@ def assess_sufficiency(
     min_question_coverage: float,
     retrieval_mode: str = "hybrid",
     min_answer_score: float | None = None,
+    confident_answer_score: float | None = None,
 ) -> dict[str, Any]:
     """Apply the rule above; returns the decision with the measurements behind it.
 
     Args:
         min_answer_score: the scorer's floor (rule 4), applied to the evidence items'
             ``answer_score``; None, or evidence without scores: rule 4 is not applied.
+        confident_answer_score: the scorer's answer threshold; a passage reaching it
+            overrides rules 2 and 3 (None: never).
     """
     if not evidence:
         return {
@@ -86,10 +95,20 @@ def assess_sufficiency(
     best_answer = max(answer_scores) if answer_scores else None
     if best_answer is not None:
         verdict["best_answer_score"] = best_answer
+    word_rule = None
     if retrieval_mode != "lexical" and max_dense < min_dense_score:
-        verdict.update(sufficient=False, reason="low_similarity")
+        word_rule = "low_similarity"
     elif coverage < min_question_coverage:
-        verdict.update(sufficient=False, reason="question_terms_absent")
+        word_rule = "question_terms_absent"
+    confident = (
+        confident_answer_score is not None
+        and best_answer is not None
+        and best_answer >= confident_answer_score
+    )
+    if word_rule is not None and confident:
+        verdict["overridden"] = word_rule
+    elif word_rule is not None:
+        verdict.update(sufficient=False, reason=word_rule)
     elif (
         min_answer_score is not None and best_answer is not None and best_answer < min_answer_score
     ):
