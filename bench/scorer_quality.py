@@ -1,6 +1,8 @@
 """The evidence scorer on a labelled dataset, per question, without the chat model.
 
     python bench/scorer_quality.py ../shared/data/cuad-dev --index DIR [--model DIR]
+    python bench/scorer_quality.py ../shared/data/cuad-train --index evals/calibration/index \
+        --validation-split
 
 For every question, the graph's search (its ``Context`` defaults, scoped to the question's
 document as the evaluation harness asks) and the scorer's best-passage score of each hit;
@@ -17,7 +19,9 @@ Reports:
   the scorer's rerank (``scorer_rerank``).
 
 ``DIR`` is an index of the dataset's documents (``citeguard ingest``, or an evaluation
-run's cached index). Writes bench/results/scorer_quality.json.
+run's cached index; with ``--validation-split``, a training dataset's held-out questions,
+the sample ``citeguard calibrate`` uses, over its index). Writes
+bench/results/scorer_quality.json.
 """
 
 from __future__ import annotations
@@ -29,9 +33,11 @@ import time
 from pathlib import Path
 
 from citeguard.documents import SearchHit
+from citeguard.evaluation.calibrate_scorer import CalibrationSettings, validation_questions
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.train_cross_encoder import auroc
+from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.graph.context import Context
 from citeguard.index.opening import choose_sources
 from citeguard.index.search import load_index
@@ -53,6 +59,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--model", type=Path, help="a trained scorer's folder (default: the shipped one)"
     )
+    parser.add_argument(
+        "--validation-split",
+        action="store_true",
+        help="only the training split's held-out questions (the sample calibrate uses)",
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     scorer = load_pair_model(args.model) if args.model else shipped_model("scorer")
@@ -61,7 +72,11 @@ def main(argv: list[str]) -> int:
         return 1
     searcher = load_index(args.index)
     indexed = set(searcher.documents)
-    questions = load_questions(args.dataset / "questions.jsonl")
+    questions = (
+        validation_questions(args.dataset, PairSettings(), CalibrationSettings())
+        if args.validation_split
+        else load_questions(args.dataset / "questions.jsonl", unique_ids=False)
+    )
     rows = []
     started = time.perf_counter()
     graph = Context()
