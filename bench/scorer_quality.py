@@ -33,13 +33,15 @@ import time
 from pathlib import Path
 
 from citeguard.documents import SearchHit
-from citeguard.evaluation.calibrate_scorer import CalibrationSettings, validation_questions
+from citeguard.evaluation.calibrate_scorer import (
+    CalibrationSettings,
+    question_sources,
+    validation_questions,
+)
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.train_cross_encoder import auroc
 from citeguard.evaluation.train_pairs import PairSettings
-from citeguard.graph.context import Context
-from citeguard.index.opening import choose_sources
 from citeguard.index.search import load_index
 from citeguard.learned.evidence import best_passages
 from citeguard.learned.shipped import load_pair_model, shipped_model
@@ -79,24 +81,9 @@ def main(argv: list[str]) -> int:
     )
     rows = []
     started = time.perf_counter()
-    graph = Context()
-    opening = searcher if graph.opening_source else None
     for q in questions:
-        hits = searcher.search(
-            q.question,
-            k=graph.top_k,
-            mode=graph.retrieval_mode,
-            alpha=graph.alpha,
-            docs=q.scope(indexed),
-            fusion=graph.fusion,
-            rerank=graph.rerank,
-        )
-        best = best_passages(scorer, q.question, [h.chunk.text for h in hits])
-        reranked = [h for _, h in sorted(zip(best, hits, strict=True), key=lambda p: -p[0].score)]
-        sources = choose_sources(hits, q.question, graph.context_k, opening, graph.retrieval_mode)
-        reranked_sources = choose_sources(
-            reranked, q.question, graph.context_k, opening, graph.retrieval_mode
-        )
+        sources = question_sources(searcher, q.question, q.scope(indexed))
+        reranked_sources = question_sources(searcher, q.question, q.scope(indexed), scorer)
         source_scores = best_passages(scorer, q.question, [h.chunk.text for h in sources])
         rows.append(
             {

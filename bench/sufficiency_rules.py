@@ -10,7 +10,9 @@ sources by ``choose_sources``), applies the word rules of ``validate/sufficiency
 the rule that fired (or none), answerable or not, and where the scorer put them: under its
 refusal floor, between the thresholds, or over its answer threshold. Questions over the
 answer threshold that a word rule refuses are those ``scorer_sufficiency``'s override lets
-through. Writes bench/results/sufficiency_rules.json.
+through. ``--wording description`` asks each question in its category's CUAD description
+instead (the wording training held out), scored afresh by the calibrated scorer (its
+folder is ``--model``, default the shipped one). Writes bench/results/sufficiency_rules.json.
 """
 
 from __future__ import annotations
@@ -19,13 +21,19 @@ import argparse
 import json
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
-from citeguard.evaluation.calibrate_scorer import CalibrationSettings, validation_questions
-from citeguard.evaluation.train_pairs import PairSettings
+from citeguard.evaluation.calibrate_scorer import (
+    CalibrationSettings,
+    question_sources,
+    score_question,
+    validation_questions,
+)
+from citeguard.evaluation.train_pairs import PairSettings, wordings
 from citeguard.graph.context import Context
-from citeguard.index.opening import choose_sources
 from citeguard.index.search import load_index
+from citeguard.learned.shipped import load_pair_model, shipped_model
 from citeguard.validate.sufficiency import assess_sufficiency
 
 OUT = Path("bench/results/sufficiency_rules.json")
@@ -44,6 +52,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--calibration", type=Path, required=True, help="a `citeguard calibrate` --out folder"
     )
+    parser.add_argument(
+        "--wording",
+        default="dataset",
+        help="dataset (the questions as written, scored by calibration) or another wording "
+        "of evaluation/train_pairs.wordings, e.g. description (scored afresh)",
+    )
+    parser.add_argument("--model", type=Path, help="the scorer for --wording (default: shipped)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     calibration = json.loads((args.calibration / "calibration.json").read_text())
@@ -57,37 +72,40 @@ def main(argv: list[str]) -> int:
     indexed = set(searcher.documents)
     graph = Context()
     floor, threshold = calibration["recall_threshold"], calibration["threshold"]
+    categories_file = args.dataset / "categories.json"
+    categories = json.loads(categories_file.read_text()) if categories_file.is_file() else {}
+    scorer = None
+    if args.wording != "dataset":
+        scorer = load_pair_model(args.model) if args.model else shipped_model("scorer")
+        if scorer is None:
+            print("no trained scorer could be loaded", file=sys.stderr)
+            return 1
     counts: Counter[tuple[str, str, str]] = Counter()
     for q in questions:
-        hits = searcher.search(
-            q.question,
-            k=graph.top_k,
-            mode=graph.retrieval_mode,
-            alpha=graph.alpha,
-            docs=q.scope(indexed),
-            fusion=graph.fusion,
-            rerank=graph.rerank,
-        )
-        sources = choose_sources(
-            hits,
-            q.question,
-            graph.context_k,
-            searcher if graph.opening_source else None,
-            graph.retrieval_mode,
-        )
+        asked = wordings(q, categories).get(args.wording)
+        if asked is None:
+            continue
+        sources = question_sources(searcher, asked, q.scope(indexed))
         evidence = [{"text": h.chunk.text, "dense_score": h.dense_score} for h in sources]
         verdict = assess_sufficiency(
-            q.question,
+            asked,
             evidence,
             graph.min_dense_score,
             graph.min_question_coverage,
             graph.retrieval_mode,
         )
+        best = (
+            scores[q.id]["best_score"]
+            if scorer is None
+            else score_question(
+                replace(q, question=asked), [h.chunk.text for h in sources], scorer
+            ).best_score
+        )
         counts[
             (
                 verdict["reason"] or "none",
                 "answerable" if q.answerable else "unanswerable",
-                band(scores[q.id]["best_score"], floor, threshold),
+                band(best, floor, threshold),
             )
         ] += 1
     rows = [
@@ -98,7 +116,8 @@ def main(argv: list[str]) -> int:
         "dataset": str(args.dataset),
         "calibration": str(args.calibration),
         "command": "python bench/sufficiency_rules.py " + " ".join(argv),
-        "questions": len(questions),
+        "wording": args.wording,
+        "questions": sum(counts.values()),
         "thresholds": {"refusal_floor": floor, "answer": threshold},
         "overridden": sum(
             r["questions"]
@@ -111,7 +130,7 @@ def main(argv: list[str]) -> int:
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     for r in rows:
         print(f"{r['word_rule']:22} {r['label']:12} {r['scorer']:22} {r['questions']:4}")
-    print(f"overridden by the scorer: {result['overridden']} of {len(questions)}")
+    print(f"overridden by the scorer: {result['overridden']} of {result['questions']}")
     return 0
 
 

@@ -14,11 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from citeguard.documents import Chunk, SearchHit
 from citeguard.evaluation.calibrate_scorer import (
     CalibrationSettings,
     QuestionScore,
     fit_question_thresholds,
     passage_holds_gold,
+    question_sources,
     score_question,
     share_threshold,
 )
@@ -149,3 +151,37 @@ def test_calibrate_reports_a_missing_model(tmp_path: Path) -> None:
     dataset = make_dataset(tmp_path / "data")
     code = cli.main(["calibrate", str(dataset), "--model", str(tmp_path / "none"), "--out", "x"])
     assert code == 1
+
+
+class FakeSearcher:
+    """Eight hits in retrieval order; the answering one (it says "governed") is seventh."""
+
+    def __init__(self) -> None:
+        texts = [f"Section {i}. The supplier ships goods monthly." for i in range(8)]
+        texts[6] = "Section 6. This Agreement is governed by the laws of Ohio."
+        self.hits = [
+            SearchHit(
+                chunk=Chunk(f"c{i}", "doc.pdf", text, (i + 1, i + 1), (str(i + 1),) * 2, 0, 1),
+                score=1.0 - i / 10,
+                dense_score=0.5,
+                lexical_score=1.0,
+                rank=i,
+            )
+            for i, text in enumerate(texts)
+        ]
+
+    def search(self, question: str, k: int, **_: object) -> list[SearchHit]:
+        return self.hits[:k]
+
+    def opening_hit(self, doc: str, query: str, mode: str = "hybrid") -> SearchHit | None:
+        return self.hits[0]
+
+
+def test_calibration_asks_with_the_scorers_rerank_when_the_graph_would() -> None:
+    searcher = FakeSearcher()
+    question = "Which law governs the agreement?"
+    plain = question_sources(searcher, question, ["doc.pdf"])  # type: ignore[arg-type]
+    reranked = question_sources(searcher, question, ["doc.pdf"], KeywordScorer())  # type: ignore[arg-type]
+    assert [h.chunk.chunk_id for h in plain] == ["c0", "c1", "c2", "c3"]
+    assert reranked[0].chunk.chunk_id == "c6"
+    assert len(reranked) == len(plain)

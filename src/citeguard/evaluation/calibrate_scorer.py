@@ -12,7 +12,8 @@ seeded split training used, never trained on), asked as the graph asks them:
    document with the graph's defaults (:class:`~citeguard.graph.context.Context`: top_k,
    context_k, mode, alpha, fusion); the sources are chosen by the graph's rule
    (:func:`~citeguard.index.opening.choose_sources`: the first ``context_k`` hits, and the
-   document's opening for a question about its date or parties);
+   document's opening for a question about its date or parties; with ``scorer_rerank``,
+   the hits are first ordered by the scorer, as the graph does with that setting on);
 3. each source is scored by its best passage; the question's best passage is the one the
    passage answer (``scorer_answer``) would quote.
 
@@ -44,10 +45,12 @@ from typing import Any
 
 import numpy as np
 
+from citeguard.documents import SearchHit
 from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.train_cross_encoder import auroc, fit_threshold, keep_threshold
 from citeguard.evaluation.train_pairs import PairSettings, validation_documents
+from citeguard.index.search import HybridSearcher
 from citeguard.learned.evidence import PairScorer, best_passages
 from citeguard.learned.saved_model import DESCRIPTION_FILE, describe_model
 
@@ -66,6 +69,10 @@ class CalibrationSettings:
     """Guards against a split with few or easy unanswerable questions."""
     floor_keep: float = 0.95
     seed: int = 13
+    scorer_rerank: bool = False
+    """Ask with the hits reranked by the scorer before the sources are chosen, as a graph
+    with ``scorer_rerank`` on does: its sources' best scores are higher, so its thresholds
+    must be fitted this way."""
 
 
 @dataclass(frozen=True)
@@ -183,6 +190,40 @@ def validation_questions(
     return chosen
 
 
+def question_sources(
+    searcher: HybridSearcher,
+    question: str,
+    docs: Sequence[str] | None,
+    rerank_by: PairScorer | None = None,
+) -> list[SearchHit]:
+    """The sources the graph's defaults (:class:`~citeguard.graph.context.Context`) give
+    ``question``: its search, reranked by ``rerank_by`` when given (``scorer_rerank``), then
+    :func:`~citeguard.index.opening.choose_sources`, as the retrieve node does."""
+    from citeguard.graph.context import Context
+    from citeguard.graph.passage_scores import AnswerScores
+    from citeguard.index.opening import choose_sources
+
+    graph = Context()
+    hits = searcher.search(
+        question,
+        k=graph.top_k,
+        mode=graph.retrieval_mode,
+        alpha=graph.alpha,
+        docs=list(docs) if docs else None,
+        fusion=graph.fusion,
+        rerank=graph.rerank,
+    )
+    if rerank_by is not None:
+        hits = AnswerScores(rerank_by, question).reranked(hits)
+    return choose_sources(
+        hits,
+        question,
+        graph.context_k,
+        searcher if graph.opening_source else None,
+        graph.retrieval_mode,
+    )
+
+
 def calibrate_scorer(
     dataset: str | Path,
     model_dir: str | Path,
@@ -203,8 +244,6 @@ def calibrate_scorer(
     Returns:
         The contents of ``OUT/calibration.json`` (without the per-question rows).
     """
-    from citeguard.graph.context import Context
-    from citeguard.index.opening import choose_sources
     from citeguard.index.search import load_index
     from citeguard.ingest.pipeline import ingest_paths
 
@@ -220,27 +259,13 @@ def calibrate_scorer(
         logger.warning("%d validation documents could not be indexed", len(summary.skipped))
     searcher = load_index(folder / "index")
     indexed = set(searcher.documents)
-    defaults = Context()
     rows: list[QuestionScore] = []
     for n, question in enumerate(questions, start=1):
         scope = question.scope(indexed)
         if not scope or not set(scope) <= indexed:
             continue
-        hits = searcher.search(
-            question.question,
-            k=defaults.top_k,
-            mode=defaults.retrieval_mode,
-            alpha=defaults.alpha,
-            docs=scope,
-            fusion=defaults.fusion,
-            rerank=defaults.rerank,
-        )
-        chosen = choose_sources(
-            hits,
-            question.question,
-            defaults.context_k,
-            searcher if defaults.opening_source else None,
-            defaults.retrieval_mode,
+        chosen = question_sources(
+            searcher, question.question, scope, scorer if settings.scorer_rerank else None
         )
         sources = [hit.chunk.text for hit in chosen]
         rows.append(score_question(question, sources, scorer))

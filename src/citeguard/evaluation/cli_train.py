@@ -193,6 +193,13 @@ def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=PairSettings().seed,
         help="the seed training split the documents with (default: %(default)s)",
     )
+    p.add_argument(
+        "--scorer-rerank",
+        action="store_true",
+        default=None,
+        help="ask with the hits reranked by the scorer, for a graph run with scorer_rerank "
+        "on (default: retrieval order, the graph's default)",
+    )
     return p
 
 
@@ -212,6 +219,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         for field, *_ in CALIBRATE_OPTIONS
         if getattr(args, field) is not None
     }
+    if args.scorer_rerank:
+        chosen["scorer_rerank"] = True
     pairs = PairSettings(validation_share=args.validation_share, seed=args.split_seed)
     interactive = sys.stderr.isatty()
 
