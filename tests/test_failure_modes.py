@@ -86,6 +86,18 @@ def test_answer_pointing_elsewhere_instead_of_stating_fails() -> None:
     # Stating the value passes.
     stated = "The agreement continues for two (2) years [1]."
     assert validate_answer(stated, [PREAMBLE], "How long does it last?", STRICT).passed
+    # "Herein" (in this agreement) is drafting, not a pointer.
+    grant = (
+        "Subject to the terms and conditions set forth herein, Alpha Corp. grants Beta LLC "
+        "a non-exclusive license to use the Software."
+    )
+    quoted = (
+        "Subject to the terms and conditions set forth herein, Alpha Corp. grants Beta LLC "
+        "a non-exclusive license to use the Software [1]."
+    )
+    result = validate_answer(quoted, [grant], "What license does Alpha Corp. grant?", STRICT)
+    assert "refers_elsewhere" not in result.sentences[0].reasons
+    assert result.passed
 
 
 TERM_CLAUSE = (
