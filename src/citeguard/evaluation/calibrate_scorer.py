@@ -201,27 +201,13 @@ def question_sources(
     :func:`~citeguard.index.opening.choose_sources`, as the retrieve node does."""
     from citeguard.graph.context import Context
     from citeguard.graph.passage_scores import AnswerScores
-    from citeguard.index.opening import choose_sources
+    from citeguard.graph.sources import retrieve_sources
 
-    graph = Context()
-    hits = searcher.search(
-        question,
-        k=graph.top_k,
-        mode=graph.retrieval_mode,
-        alpha=graph.alpha,
-        docs=list(docs) if docs else None,
-        fusion=graph.fusion,
-        rerank=graph.rerank,
+    graph = Context(scorer_rerank=rerank_by is not None)
+    _, sources = retrieve_sources(
+        searcher, question, graph, docs, AnswerScores(rerank_by, question)
     )
-    if rerank_by is not None:
-        hits = AnswerScores(rerank_by, question).reranked(hits)
-    return choose_sources(
-        hits,
-        question,
-        graph.context_k,
-        searcher if graph.opening_source else None,
-        graph.retrieval_mode,
-    )
+    return sources
 
 
 def calibrate_scorer(

@@ -12,8 +12,8 @@ from citeguard.graph.context import Context, context_of
 from citeguard.graph.nodes.common import emit, hit_to_evidence
 from citeguard.graph.passage_scores import AnswerScores, answering_passage
 from citeguard.graph.resources import Resources
+from citeguard.graph.sources import retrieve_sources
 from citeguard.graph.state import State
-from citeguard.index.opening import choose_sources
 from citeguard.text.questions import checked_question
 
 
@@ -33,25 +33,10 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         checked_question(state["question"])  # so does a question that cannot be asked
         started = time.perf_counter()
         searcher = resources.searcher(ctx)
-        hits = searcher.search(
-            state["question"],
-            k=ctx.top_k,
-            mode=ctx.retrieval_mode,
-            alpha=ctx.alpha,
-            docs=state.get("docs") or None,
-            fusion=ctx.fusion,
-            rerank=ctx.rerank,
-        )
         scorer = resources.evidence_scorer() if ctx.uses_evidence_scorer() else None
         scored = AnswerScores(scorer, state["question"])
-        if scorer is not None and ctx.scorer_rerank:
-            hits = scored.reranked(hits)
-        sources = choose_sources(
-            hits,
-            state["question"],
-            ctx.context_k,
-            searcher if ctx.opening_source else None,
-            ctx.retrieval_mode,
+        hits, sources = retrieve_sources(
+            searcher, state["question"], ctx, state.get("docs") or None, scored
         )
         scored.score(sources)  # (all hits were scored already when reranked)
         retrieved = [scored.annotated(hit_to_evidence(hit)) for hit in hits]
