@@ -18,7 +18,7 @@ from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources
 from citeguard.learned import shipped
-from graph_fakes import fake_resources
+from graph_fakes import LEASE_CHUNKS, fake_resources
 
 RENT_Q = "When is the monthly rent due?"
 GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
@@ -49,7 +49,12 @@ def run(
         resources._evidence_scorer = scorer
     resources._support_verifier = verifier
     # Each test turns on the settings it is about; the others are off, whatever the defaults.
-    settings = {"scorer_sufficiency": False, "scorer_answer": False, **context}
+    settings = {
+        "scorer_rerank": False,
+        "scorer_sufficiency": False,
+        "scorer_answer": False,
+        **context,
+    }
     result = compile_graph(resources).invoke({"question": RENT_Q}, context=Context(**settings))
     return result, resources
 
@@ -110,6 +115,34 @@ def test_a_passage_answer_that_fails_validation_is_refused_without_its_text() ->
     assert result["status"] == "refused"
     assert result["refusal_reason"] == "validation_failed"
     assert "1,250" not in str(result)
+
+
+def test_the_passage_answers_relevance_is_asked_of_its_quote_when_set() -> None:
+    """With passage_relevance_reads_quote the relevance judge reads the quoted sentence,
+    not the whole chunk around it; a model's written answer is still judged on its sources."""
+    asked: list[str] = []
+
+    def relevance(question: str, evidence: str) -> float:
+        asked.append(evidence)
+        return 0.9
+
+    chunk = LEASE_CHUNKS[0].text
+    for reads_quote in (True, False):
+        asked.clear()
+        resources = fake_resources([REFUSAL])
+        resources._evidence_scorer = KeywordScorer("first day")
+        resources._relevance = relevance
+        context = Context(scorer_answer=True, passage_relevance_reads_quote=reads_quote)
+        result = compile_graph(resources).invoke({"question": RENT_Q}, context=context)
+        assert result["status"] == "answered"
+        quote = "Tenant shall pay monthly rent of $1,250 on the first day of each month."
+        assert asked == ([quote] if reads_quote else [chunk])
+    resources = fake_resources([GOOD])
+    resources._relevance = relevance
+    asked.clear()
+    context = Context(scorer_answer=True, passage_relevance_reads_quote=True)
+    assert compile_graph(resources).invoke({"question": RENT_Q}, context=context)["answer"]
+    assert asked == [chunk]
 
 
 def test_the_passage_answers_quotes_need_no_support_judge_but_the_models_words_do() -> None:

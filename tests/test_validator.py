@@ -430,6 +430,33 @@ def test_relevance_check_asks_once_per_cited_source_and_keeps_the_best() -> None
     assert result.to_json()["relevance_score"] == 0.9
 
 
+def test_relevance_reads_the_answer_instead_of_its_sources_when_asked_to() -> None:
+    """The passage answer's relevance is judged on the sentences it quotes, once."""
+    answer = (
+        "The Tenant must pay the rent within 30 days of the invoice [1]. "
+        "The initial term is twelve (12) months [2]."
+    )
+    asked: list[str] = []
+
+    def relevance(question: str, evidence: str) -> float:
+        asked.append(evidence)
+        return 0.8
+
+    settings = replace(RELEVANCE, relevance_reads_answer=True)
+    result = validate_answer(
+        answer, [RENT, TERM], QUESTION, settings, judge=lambda c, e: 0.9, relevance=relevance
+    )
+    assert result.passed and result.relevance_score == 0.8
+    assert asked == [
+        "The Tenant must pay the rent within 30 days of the invoice. "
+        "The initial term is twelve (12) months."
+    ]
+    rejected = validate_answer(
+        answer, [RENT, TERM], QUESTION, settings, judge=lambda c, e: 0.9, relevance=lambda q, e: 0.2
+    )
+    assert rejected.triggers == ["sources_do_not_answer_question"]
+
+
 def test_an_answer_whose_sources_do_not_answer_the_question_fails_with_feedback() -> None:
     answer = "The Tenant must pay the rent within 30 days of the invoice [1]."
     question = "What fee does the Tenant pay to end the lease early?"

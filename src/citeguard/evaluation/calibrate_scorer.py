@@ -12,8 +12,8 @@ seeded split training used, never trained on), asked as the graph asks them:
    document with the graph's defaults (:class:`~citeguard.graph.context.Context`: top_k,
    context_k, mode, alpha, fusion); the sources are chosen by the graph's rule
    (:func:`~citeguard.index.opening.choose_sources`: the first ``context_k`` hits, and the
-   document's opening for a question about its date or parties; with ``scorer_rerank``,
-   the hits are first ordered by the scorer, as the graph does with that setting on);
+   document's opening for a question about its date or parties; with ``scorer_rerank``
+   (the graph's default), the hits are first ordered by the scorer, as the graph does);
 3. each source is scored by its best passage; the question's best passage is the one the
    passage answer (``scorer_answer``) would quote.
 
@@ -50,6 +50,7 @@ from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questi
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.train_cross_encoder import auroc, fit_threshold, keep_threshold
 from citeguard.evaluation.train_pairs import PairSettings, validation_documents
+from citeguard.graph.context import Context
 from citeguard.index.search import HybridSearcher
 from citeguard.learned.evidence import PairScorer, best_passages
 from citeguard.learned.saved_model import DESCRIPTION_FILE, describe_model
@@ -69,10 +70,10 @@ class CalibrationSettings:
     """Guards against a split with few or easy unanswerable questions."""
     floor_keep: float = 0.95
     seed: int = 13
-    scorer_rerank: bool = False
+    scorer_rerank: bool = Context.scorer_rerank
     """Ask with the hits reranked by the scorer before the sources are chosen, as a graph
-    with ``scorer_rerank`` on does: its sources' best scores are higher, so its thresholds
-    must be fitted this way."""
+    with ``scorer_rerank`` on does (the graph's default): its sources' best scores are
+    higher than in retrieval order, so thresholds must be fitted the way the graph asks."""
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ EVAL_OPTIONS = (
     ContextOption("scorer_rerank"),
     ContextOption("scorer_sufficiency"),
     ContextOption("scorer_answer"),
+    ContextOption("passage_relevance_reads_quote"),
     ContextOption("support_judge"),
     ContextOption("embedding_model"),
 )

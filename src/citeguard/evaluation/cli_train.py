@@ -193,12 +193,14 @@ def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=PairSettings().seed,
         help="the seed training split the documents with (default: %(default)s)",
     )
+    rerank_default = "on" if CalibrationSettings().scorer_rerank else "off"
     p.add_argument(
         "--scorer-rerank",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         default=None,
-        help="ask with the hits reranked by the scorer, for a graph run with scorer_rerank "
-        "on (default: retrieval order, the graph's default)",
+        help="ask with the hits reranked by the scorer (for a graph with scorer_rerank on), "
+        "or in retrieval order; fit the thresholds for the setting the graph will run with "
+        f"(default: {rerank_default}, as the graph's default)",
     )
     return p
 
@@ -219,8 +221,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         for field, *_ in CALIBRATE_OPTIONS
         if getattr(args, field) is not None
     }
-    if args.scorer_rerank:
-        chosen["scorer_rerank"] = True
+    if args.scorer_rerank is not None:
+        chosen["scorer_rerank"] = args.scorer_rerank
     pairs = PairSettings(validation_share=args.validation_share, seed=args.split_seed)
     interactive = sys.stderr.isatty()
 

@@ -99,7 +99,8 @@ class Context:
         default=False,
         metadata=_doc(
             "Order the retrieved chunks by the trained evidence scorer (the best passage's "
-            "P(answers the question)) before the sources are chosen."
+            "P(answers the question)) before the sources are chosen. The scorer's thresholds "
+            "are fitted for the setting it ships with (model.json: question_calibration)."
         ),
     )
     scorer_sufficiency: bool = field(
@@ -190,6 +191,14 @@ class Context:
             "a second per answer, since the judge has just read the same sources."
         ),
     )
+    passage_relevance_reads_quote: bool = field(
+        default=True,
+        metadata=_doc(
+            "Relevance check of the passage answer (scorer_answer): ask whether the quoted "
+            "sentences answer the question, rather than the whole cited source they come "
+            "from, whose other clauses dilute the judge's reading."
+        ),
+    )
     challenge_refusals: bool = field(
         default=False,
         metadata=_doc(
@@ -242,6 +251,7 @@ class Context:
             "scorer_rerank",
             "scorer_sufficiency",
             "scorer_answer",
+            "passage_relevance_reads_quote",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidSettingError(f"{name}={getattr(self, name)!r}: must be true or false")

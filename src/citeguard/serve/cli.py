@@ -45,6 +45,7 @@ ASK_OPTIONS = (
     ContextOption("scorer_rerank"),
     ContextOption("scorer_sufficiency"),
     ContextOption("scorer_answer"),
+    ContextOption("passage_relevance_reads_quote"),
     ContextOption("support_judge"),
 )
 """The settings ``citeguard ask`` offers, as options generated from their Context fields."""

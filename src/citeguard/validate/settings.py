@@ -54,6 +54,11 @@ class ValidationSettings:
     asking the judge (set for the passage answer, which quotes its source; the 1.5B judge
     rated such quotes of a contract as low as P(supported) 0.46). The relevance check still
     decides whether the quote answers the question."""
+    relevance_reads_answer: bool = False
+    """Judge, relevance check: ask whether the answer's own sentences, citations stripped,
+    answer the question, instead of each whole cited source (set for the passage answer,
+    whose sentences are its source's words: the question is then asked of the passage that
+    was quoted, not of the ~600-token chunk around it, whose other clauses dilute it)."""
     content_support_threshold: float = 0.5
     """Strict (a): minimum share of the sentence's non-question content words in the
     cited evidence (a majority of what the sentence adds must be in the source)."""

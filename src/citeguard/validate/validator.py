@@ -49,7 +49,9 @@ Levels (each includes the one before):
     that answers the question: ``relevance(question, source) >= relevance_threshold`` for at
     least one cited source, else "sources_do_not_answer_question". Support alone lets
     through a true statement about something else ("a late fee of $75" for a question
-    about a fee to end the lease early).
+    about a fee to end the lease early). With ``relevance_reads_answer`` (the passage
+    answer, which quotes its source), the question is asked of the answer's sentences
+    instead of the whole cited sources.
 
 Placeholders ("[date]", "[n]") fail at every level. Thresholds are compared with ``>=``
 (a score exactly at the threshold passes). The thresholds are in
@@ -203,7 +205,11 @@ def validate_answer(
         # Asked once per cited source, after every sentence passed: the check is about the
         # answer as a whole, and a failing answer is regenerated anyway.
         cited = sorted({n for v in verdicts for n in v.cited_sources})
-        relevance_score = max(float(relevance(question, sources[n - 1])) for n in cited)
+        if settings.relevance_reads_answer:
+            said = " ".join(strip_citations(s.text) for s in sentences)
+            relevance_score = float(relevance(question, said))
+        else:
+            relevance_score = max(float(relevance(question, sources[n - 1])) for n in cited)
         if relevance_score + EPSILON < settings.relevance_threshold:
             triggers.append("sources_do_not_answer_question")
             markers = ", ".join(f"[{n}]" for n in cited)

@@ -42,8 +42,13 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         settings = resources.judged_settings(ctx, acceptance.settings(ctx))
         if state.get("passage_answered"):
             # The passage answer quotes its source: its support is not in doubt, only
-            # whether it answers the question (the relevance check).
-            settings = dataclasses.replace(settings, quotes_are_supported=True)
+            # whether it answers the question (the relevance check, of the quote itself
+            # with passage_relevance_reads_quote).
+            settings = dataclasses.replace(
+                settings,
+                quotes_are_supported=True,
+                relevance_reads_answer=ctx.passage_relevance_reads_quote,
+            )
         emit(runtime, {"event": "validating", "attempt": state.get("attempts", 0)})
         started = time.perf_counter()
         evidence = state.get("evidence", [])
