@@ -23,13 +23,13 @@ get. ``DIR`` indexes DATASET's documents (for ``--validation-split``, the index
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_output import write_result
 
 OUT = Path("bench/results/answerability_signals.json")
 TOP = (5, 10, 20, 40)
@@ -153,9 +153,7 @@ def main(argv: list[str]) -> int:
         "seconds_per_question": seconds / max(len(rows), 1),
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
+    write_result(args.out, result)
     return 0
 
 

@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_output import write_result
+
 from citeguard.evaluation.calibrate_scorer import (
     CalibrationSettings,
     question_sources,
@@ -136,9 +138,7 @@ def main(argv: list[str]) -> int:
         "seconds": time.perf_counter() - started,
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
+    write_result(args.out, result)
     return 0
 
 

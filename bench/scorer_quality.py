@@ -27,10 +27,11 @@ bench/results/scorer_quality.json.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
+
+from bench_output import write_result
 
 from citeguard.documents import SearchHit
 from citeguard.evaluation.calibrate_scorer import (
@@ -127,9 +128,7 @@ def main(argv: list[str]) -> int:
         "seconds_per_question": seconds / max(len(rows), 1),
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
+    write_result(args.out, result)
     return 0
 
 
