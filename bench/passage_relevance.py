@@ -38,7 +38,7 @@ from citeguard.evaluation.calibrate_scorer import (
 )
 from citeguard.evaluation.train_cross_encoder import auroc
 from citeguard.evaluation.train_pairs import PairSettings
-from citeguard.generate.passage_answer import passage_answer
+from citeguard.generate.passage_answer import scored_passage_answer
 from citeguard.graph.context import Context
 from citeguard.index.search import load_index
 from citeguard.learned.evidence import best_passages
@@ -57,12 +57,7 @@ def quoted_answer(scorer: Any, question: str, sources: list[str]) -> tuple[int, 
     if found[best].score < scorer.threshold:
         return None
     passage = sources[best][found[best].start : found[best].end]
-    answer = passage_answer(
-        passage,
-        best + 1,
-        lambda sentences: scorer.scores([(question, s) for s in sentences]).tolist(),
-        scorer.threshold,
-    )
+    answer = scored_passage_answer(passage, best + 1, question, scorer)
     return (best + 1, answer) if answer else None
 
 

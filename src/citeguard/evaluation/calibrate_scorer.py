@@ -12,8 +12,8 @@ seeded split training used, never trained on), asked as the graph asks them:
    document with the graph's defaults (:class:`~citeguard.graph.context.Context`: top_k,
    context_k, mode, alpha, fusion); the sources are chosen by the graph's rule
    (:func:`~citeguard.index.opening.choose_sources`: the first ``context_k`` hits, and the
-   document's opening for a question about its date or parties; with ``scorer_rerank``
-   (the graph's default), the hits are first ordered by the scorer, as the graph does);
+   document's opening for a question about its date or parties; with ``scorer_rerank``,
+   the hits are first ordered by the scorer, as the graph does with that setting on);
 3. each source is scored by its best passage; the question's best passage is the one the
    passage answer (``scorer_answer``) would quote.
 
@@ -72,8 +72,9 @@ class CalibrationSettings:
     seed: int = 13
     scorer_rerank: bool = Context.scorer_rerank
     """Ask with the hits reranked by the scorer before the sources are chosen, as a graph
-    with ``scorer_rerank`` on does (the graph's default): its sources' best scores are
-    higher than in retrieval order, so thresholds must be fitted the way the graph asks."""
+    with ``scorer_rerank`` on does; the default follows the graph's. Reranked sources'
+    best scores are higher than in retrieval order, so thresholds must be fitted the way
+    the graph will ask."""
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,6 @@ def question_sources(
     """The sources the graph's defaults (:class:`~citeguard.graph.context.Context`) give
     ``question``: its search, reranked by ``rerank_by`` when given (``scorer_rerank``), then
     :func:`~citeguard.index.opening.choose_sources`, as the retrieve node does."""
-    from citeguard.graph.context import Context
     from citeguard.graph.passage_scores import AnswerScores
     from citeguard.graph.sources import retrieve_sources
 

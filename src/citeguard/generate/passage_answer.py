@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from citeguard.generate.selection import MIN_SENTENCE_CHARS, as_cited_sentence
+from citeguard.learned.evidence import PairScorer
 from citeguard.text.sentences import split_sentences
 from citeguard.validate.checks import ends_mid_phrase
 
@@ -93,3 +94,19 @@ def passage_answer(
             start = min(max(best - first - MAX_SENTENCES // 2, 0), len(sentences) - MAX_SENTENCES)
             sentences = sentences[start : start + MAX_SENTENCES]
     return " ".join(as_cited_sentence(text, source) for text in sentences[:MAX_SENTENCES])
+
+
+def scored_passage_answer(
+    passage: str, source: int, question: str, scorer: PairScorer | None
+) -> str:
+    """:func:`passage_answer` with the evidence scorer choosing the sentences (the best
+    for ``question`` and its neighbours at the scorer's threshold); without a scorer, the
+    passage's first sentences."""
+    if scorer is None:
+        return passage_answer(passage, source)
+    return passage_answer(
+        passage,
+        source,
+        lambda sentences: scorer.scores([(question, s) for s in sentences]).tolist(),
+        scorer.threshold,
+    )

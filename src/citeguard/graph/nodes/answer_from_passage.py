@@ -10,7 +10,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from citeguard.generate.passage_answer import passage_answer
+from citeguard.generate.passage_answer import scored_passage_answer
 from citeguard.graph.context import Context
 from citeguard.graph.nodes.common import emit
 from citeguard.graph.resources import Resources
@@ -28,17 +28,8 @@ def make_answer_from_passage(resources: Resources) -> Any:
         quoted = text[int(passage.get("start", 0)) : int(passage.get("end", 0))]
         emit(runtime, {"event": "answering_from_passage", "source": source})
         resources.drafts.discard(state.get("candidate_ref"))
-        scorer = resources.evidence_scorer()
-        question = state["question"]
-        answer = (
-            passage_answer(
-                quoted,
-                source,
-                lambda sentences: scorer.scores([(question, s) for s in sentences]).tolist(),
-                scorer.threshold,
-            )
-            if scorer is not None
-            else passage_answer(quoted, source)
+        answer = scored_passage_answer(
+            quoted, source, state["question"], resources.evidence_scorer()
         )
         return {
             "candidate_ref": resources.drafts.put(candidate=answer),
