@@ -58,14 +58,14 @@ def test_the_check_sees_direct_reads(tmp_path: Path) -> None:
 
 def test_every_variable_is_in_the_table_once() -> None:
     names = [variable.name for variable in environment.VARIABLES]
-    assert len(names) == len(set(names)) == 10
+    assert len(names) == len(set(names)) == 11
     assert all(NAME.match(name) for name in names)
     assert all(variable.meaning for variable in environment.VARIABLES)
 
 
 def test_the_readme_table_lists_every_variable() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    listed = re.findall(r"^\| `(CITEGUARD_[A-Z_]+)` \|", readme, flags=re.M)
+    listed = re.findall(r"^\| `(CITEGUARD_[A-Z0-9_]+)` \|", readme, flags=re.M)
     assert sorted(listed) == sorted(variable.name for variable in environment.VARIABLES)
 
 
@@ -79,6 +79,7 @@ def test_accessors_read_the_environment_when_called(
     assert environment.llama_threads() == (os.cpu_count() or 1)
     assert environment.prompt_cache_mb() == 1024
     assert environment.lookup_decoding() == environment.llama_extra_buffers() == "auto"
+    assert environment.embed_bf16() == "auto"
 
     monkeypatch.setenv(environment.INDEX.name, str(tmp_path / "index"))
     monkeypatch.setenv(environment.CACHE.name, str(tmp_path / "cache"))
@@ -87,6 +88,7 @@ def test_accessors_read_the_environment_when_called(
     monkeypatch.setenv(environment.PROMPT_CACHE_MB.name, "0")
     monkeypatch.setenv(environment.LOOKUP_DECODING.name, "1")
     monkeypatch.setenv(environment.LLAMA_EXTRA_BUFFERS.name, " Off ")
+    monkeypatch.setenv(environment.EMBED_BF16.name, "1")
     assert environment.index_dir() == tmp_path / "index"
     assert environment.cache_root() == tmp_path / "cache"
     assert environment.gguf_file() == "~/model.gguf"
@@ -94,6 +96,7 @@ def test_accessors_read_the_environment_when_called(
     assert environment.prompt_cache_mb() == 0
     assert environment.lookup_decoding() == "on"
     assert environment.llama_extra_buffers() == "off"
+    assert environment.embed_bf16() == "on"
     monkeypatch.setenv(environment.LLAMA_THREADS.name, "many")
     with pytest.raises(ValueError, match=environment.LLAMA_THREADS.name):
         environment.llama_threads()

@@ -1,15 +1,20 @@
-"""Embedding-model plumbing; all but the last test need no model weights."""
+"""Embedding-model plumbing; the tests that build a SentenceTransformerEmbedder need the
+bundled MiniLM weights, the others none."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from citeguard import cpu_features
 from citeguard.errors import ModelUnavailableError
+from citeguard.index import embedder as embedder_module
 from citeguard.index.embedder import (
     SentenceTransformerEmbedder,
     _model_root,
+    reads_in_bfloat16,
     resolve_embedding_model_path,
 )
 
@@ -47,3 +52,53 @@ def test_loading_the_embedder_draws_no_progress_bar_and_keeps_the_setting(
         assert embedder.dimension == 384
     finally:
         transformers_logging.enable_progress_bar()
+
+
+def test_amx_bfloat16_units_are_read_from_the_cpu_flags(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor : 0\nflags : fpu avx512f amx_tile amx_int8\n")
+    assert not cpu_features.cpu_has_amx_bf16(cpu_features.cpu_flags(cpuinfo))
+    cpuinfo.write_text("processor : 0\nflags : fpu avx512f amx_tile amx_bf16 amx_int8\n")
+    assert cpu_features.cpu_has_amx_bf16(cpu_features.cpu_flags(cpuinfo))
+
+
+@pytest.mark.parametrize(
+    ("setting", "has_amx_bf16", "expected"),
+    [
+        ("", True, True),
+        ("auto", False, False),
+        ("1", False, True),
+        ("0", True, False),
+    ],
+)
+def test_bfloat16_reading_follows_the_setting_then_the_cpu(
+    setting: str,
+    has_amx_bf16: bool,
+    expected: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CITEGUARD_EMBED_BF16", setting)
+    monkeypatch.setattr(embedder_module, "cpu_has_amx_bf16", lambda: has_amx_bf16)
+    assert reads_in_bfloat16() is expected
+
+
+def test_bfloat16_reading_gives_the_float32_vectors_within_rounding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    texts = ["The tenant pays rent on the first day of each month.", "notice " * 300]
+    spans = [[(0, 10), (11, 40)], [(0, 50)]]
+    monkeypatch.setenv("CITEGUARD_EMBED_BF16", "0")
+    plain = SentenceTransformerEmbedder()
+    monkeypatch.setenv("CITEGUARD_EMBED_BF16", "1")
+    halved = SentenceTransformerEmbedder()
+    assert not plain.reads_bfloat16 and halved.reads_bfloat16
+    for one, other in [
+        (plain.embed_documents(texts), halved.embed_documents(texts)),
+        (plain.embed_with_spans(texts, spans)[0], halved.embed_with_spans(texts, spans)[0]),
+        (plain.embed_with_spans(texts, spans)[1][0], halved.embed_with_spans(texts, spans)[1][0]),
+    ]:
+        assert other.dtype == np.float32
+        cosines = (one * other).sum(axis=1) / (
+            np.linalg.norm(one, axis=1) * np.linalg.norm(other, axis=1)
+        )
+        assert cosines.min() > 0.999

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from citeguard import environment
 from citeguard.atomic_files import write_json_atomic
+from citeguard.cpu_features import cpu_flags
 from citeguard.errors import ModelUnavailableError
 from citeguard.llm import llama_internals, weights
 
@@ -50,19 +51,6 @@ AMX_FLAGS = frozenset({"amx_tile", "amx_int8"})
 _VERDICTS_FILE = "amx-verdicts.json"
 
 Prober = Callable[[Path], bool]
-
-
-def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
-    """The feature flags of the first CPU in ``cpuinfo`` (empty where there is no such file)."""
-    try:
-        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return frozenset()
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() == "flags":
-            return frozenset(value.split())
-    return frozenset()
 
 
 def cpu_has_amx(flags: frozenset[str] | None = None) -> bool:
