@@ -38,29 +38,14 @@ from citeguard.evaluation.calibrate_scorer import (
 )
 from citeguard.evaluation.train_cross_encoder import auroc
 from citeguard.evaluation.train_pairs import PairSettings
-from citeguard.generate.passage_answer import scored_passage_answer
+from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context
 from citeguard.index.search import load_index
-from citeguard.learned.evidence import best_passages
 from citeguard.learned.shipped import load_pair_model, shipped_folder
 from citeguard.llm.judge import local_judge
 from citeguard.text.citations import strip_citations
 
 OUT = Path("bench/results/passage_relevance.json")
-
-
-def quoted_answer(
-    scorer: Any, question: str, sources: list[str], min_score: float
-) -> tuple[int, str] | None:
-    """(cited source number, the passage answer) as the graph drafts it, or None when no
-    source passage reaches ``min_score`` (the graph's: the scorer's answer threshold)."""
-    found = best_passages(scorer, question, sources)
-    best = max(range(len(found)), key=lambda i: found[i].score)
-    if found[best].score < min_score:
-        return None
-    passage = sources[best][found[best].start : found[best].end]
-    answer = scored_passage_answer(passage, best + 1, question, scorer)
-    return (best + 1, answer) if answer else None
 
 
 def summary(rows: list[dict[str, Any]], key: str, threshold: float) -> dict[str, Any]:
@@ -115,7 +100,7 @@ def main(argv: list[str]) -> int:
             searcher, question.question, question.scope(indexed), scorer if rerank else None
         )
         sources = [hit.chunk.text for hit in hits]
-        drafted = quoted_answer(scorer, question.question, sources, min_score)
+        drafted = passage_answer_of_sources(scorer, question.question, sources, min_score)
         if drafted is None:
             continue
         cited, answer = drafted

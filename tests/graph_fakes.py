@@ -126,6 +126,7 @@ class InertScorer:
 
     threshold = 1.0
     recall_threshold = 0.0
+    passage_answer_threshold = 1.0
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         return np.full(len(pairs), 0.5)

@@ -17,14 +17,19 @@ import pytest
 from citeguard.documents import Chunk, SearchHit
 from citeguard.evaluation.calibrate_scorer import (
     CalibrationSettings,
+    JudgedQuote,
     QuestionScore,
+    calibrate_scorer,
+    fit_passage_answer_threshold,
     fit_question_thresholds,
+    judge_passage_answers,
     passage_holds_gold,
     question_sources,
     score_question,
     share_threshold,
 )
 from citeguard.evaluation.dataset import GoldSpan, Question
+from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.learned.cross_encoder import CrossEncoder
 from citeguard.serve import cli
 from test_training import make_dataset
@@ -35,6 +40,7 @@ class KeywordScorer:
 
     threshold = 0.5
     recall_threshold = 0.1
+    passage_answer_threshold = 0.5
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         return np.array([0.9 if "governed" in passage else 0.2 for _, passage in pairs])
@@ -109,6 +115,67 @@ def test_question_is_labelled_by_its_best_passage() -> None:
     assert score_question(asked, [], KeywordScorer()).best_score == 0.0
 
 
+def quote(
+    score: float, relevance: float, answerable: bool = True, right: bool = True
+) -> JudgedQuote:
+    return JudgedQuote("q", answerable, score, right and answerable, relevance, "quoted")
+
+
+def test_passage_answer_threshold_spends_the_budget_on_what_the_check_keeps() -> None:
+    judged = [
+        quote(0.9, 0.9),
+        quote(0.8, 0.2, answerable=False),  # over the answer threshold, refused by the check
+        quote(0.7, 0.9),
+        quote(0.6, 0.3, answerable=False),  # refused by the check
+        quote(0.5, 0.8, answerable=False),  # kept: the first false answer
+        quote(0.4, 0.9),
+        quote(0.3, 0.9, answerable=False),  # kept: one false answer too many
+        quote(0.2, 0.9),
+    ]
+    settings = CalibrationSettings(max_false_answer_share=0.1, min_precision=0.6)
+    # Ten unanswerable questions: the budget is one false answer.
+    assert fit_passage_answer_threshold(judged, 10, 0.85, settings, 0.5) == 0.4
+    # With no false answer allowed, the scan stops above the first one the check keeps.
+    none = CalibrationSettings(max_false_answer_share=0.0, min_precision=0.6)
+    assert fit_passage_answer_threshold(judged, 10, 0.85, none, 0.5) == 0.6
+    # A judge that keeps everything lets no lower threshold through than the answer
+    # threshold's own false answer (0.8) allows.
+    trusting = [JudgedQuote(q.id, q.answerable, q.best_score, q.best_passage_answers, 1.0, "")
+                for q in judged]  # fmt: skip
+    assert fit_passage_answer_threshold(trusting, 10, 0.85, none, 0.5) == 0.85
+    # The precision guard: wrong passages of answerable questions count against it.
+    wrong = [quote(0.8, 0.9), quote(0.75, 0.9), quote(0.7, 0.9, right=False)]
+    wrong.append(quote(0.6, 0.9, right=False))
+    strict = CalibrationSettings(max_false_answer_share=1.0, min_precision=0.6)
+    assert fit_passage_answer_threshold(wrong, 10, 0.85, strict, 0.5) == 0.7
+    assert fit_passage_answer_threshold([], 10, 0.85, settings, 0.5) == 0.85
+
+
+def test_judged_passage_answers_are_the_graphs_quotes_of_questions_over_the_floor() -> None:
+    clause = "This Agreement shall be governed by the laws of the State of Texas."
+    sources = ["Payments are due within thirty days. " * 3, "Notices in writing. " + clause]
+    asked = [
+        Question(id="a", question="Which law governs?", answerable=True,
+                 gold_spans=(GoldSpan(text=clause),), doc="c.txt"),
+        Question(id="b", question="Which court?", answerable=False, doc="c.txt"),
+    ]  # fmt: skip
+    rows = [score_question(q, sources, KeywordScorer()) for q in asked]
+    judged_pairs: list[tuple[str, str]] = []
+
+    def judge(question: str, text: str) -> float:
+        judged_pairs.append((question, text))
+        return 0.8
+
+    judged = judge_passage_answers(asked, rows, lambda q: sources, KeywordScorer(), judge, 0.5)
+    assert [q.id for q in judged] == ["a", "b"]
+    assert judged[0].quote == clause and "[" not in judged[0].quote
+    assert judged[0].best_passage_answers and not judged[1].best_passage_answers
+    assert judged[0].relevance == 0.8
+    assert judged_pairs[0] == ("Which law governs?", clause)
+    # Under the floor: not drafted, not judged.
+    assert judge_passage_answers(asked, rows, lambda q: sources, KeywordScorer(), judge, 0.95) == []
+
+
 def test_a_clause_longer_than_the_passage_still_counts() -> None:
     clause = " ".join(f"The licensee shall pay fee number {n}." for n in range(40))
     assert passage_holds_gold(clause[:200], [clause])
@@ -130,7 +197,7 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     code = cli.main(
         ["calibrate", str(dataset), "--model", str(trained / "model"), "--out", str(out),
          "--validation-share", "0.5", "--min-precision", "0.5",
-         "--max-false-answer-share", "0.5"]
+         "--max-false-answer-share", "0.5", "--no-judge-quotes"]
     )  # fmt: skip
     assert code == 0
     result = json.loads((out / "calibration.json").read_text())
@@ -145,6 +212,21 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     assert after.description["question_calibration"]["command"].startswith("citeguard calibrate")
     assert "written to" in capsys.readouterr().out
     assert (out / "index").is_dir()
+    assert "passage_answer_threshold" not in result  # --no-judge-quotes
+    assert after.passage_answer_threshold == after.threshold
+
+    # With the quote judge (the CLI's default passes the local model's), the passage
+    # answer threshold is fitted on the judged quotes and written beside the others.
+    judged = calibrate_scorer(
+        dataset, trained / "model", tmp_path / "judged", after,
+        CalibrationSettings(min_precision=0.5, max_false_answer_share=0.5),
+        PairSettings(validation_share=0.5), quote_judge=lambda question, text: 0.9,
+    )  # fmt: skip
+    written = CrossEncoder(trained / "model")
+    assert written.passage_answer_threshold == judged["passage_answer_threshold"]
+    assert written.passage_answer_threshold <= written.threshold
+    details = json.loads((tmp_path / "judged" / "calibration.json").read_text())
+    assert len(details["judged_quotes"]) == judged["passage_answers"]["judged"]
 
 
 def test_calibrate_reports_a_missing_model(tmp_path: Path) -> None:

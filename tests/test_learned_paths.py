@@ -29,11 +29,19 @@ class KeywordScorer:
     """Scores a pair high when its second text holds the keyword; records every pair."""
 
     def __init__(
-        self, keyword: str, high: float = 0.95, low: float = 0.05, threshold: float = 0.8
+        self,
+        keyword: str,
+        high: float = 0.95,
+        low: float = 0.05,
+        threshold: float = 0.8,
+        passage_answer_threshold: float | None = None,
     ) -> None:
         self.keyword, self.high, self.low = keyword, high, low
         self.threshold = threshold
         self.recall_threshold = 0.3
+        self.passage_answer_threshold = (
+            threshold if passage_answer_threshold is None else passage_answer_threshold
+        )
         self.pairs: list[tuple[str, str]] = []
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -103,6 +111,23 @@ def test_no_passage_above_the_answer_threshold_still_refuses() -> None:
     result, _ = run([REFUSAL], KeywordScorer("rent", high=0.7), scorer_answer=True)
     assert result["status"] == "refused"
     assert result["refusal_reason"] == "model_refused"
+
+
+def test_the_passage_answer_is_drafted_from_its_own_threshold_when_its_quote_is_judged() -> None:
+    scorer = KeywordScorer("rent", high=0.7, passage_answer_threshold=0.6)
+    result, _ = run([REFUSAL], scorer, scorer_answer=True)
+    assert result["status"] == "answered"
+    assert "first day of each month [1]." in result["answer"]
+    # Without the relevance check on the quote, which that threshold was fitted with, the
+    # passage must reach the answer threshold (0.8).
+    for unjudged in (
+        {"passage_relevance_reads_quote": False},
+        {"relevance_check": False},
+        {"validation_level": "strict"},
+    ):
+        result, _ = run([REFUSAL], scorer, scorer_answer=True, **unjudged)
+        assert result["status"] == "refused", unjudged
+        assert result["refusal_reason"] == "model_refused"
 
 
 def test_a_passage_answer_that_fails_validation_is_refused_without_its_text() -> None:

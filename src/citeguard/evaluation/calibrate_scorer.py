@@ -29,6 +29,18 @@ Fitted, and written into the model's ``model.json`` (the pair-level values are k
 - ``recall_threshold`` (the refusal floor): the highest score that still keeps
   ``floor_keep`` of the answerable questions whose sources hold a gold span.
 
+With a quote judge (``citeguard calibrate`` passes the local model's relevance check, the
+one the graph's default validation asks of a passage answer's quote), a third:
+
+- ``passage_answer_threshold``: the lowest best-passage score at which the passage answers
+  that the relevance check lets through answer at most ``max_false_answer_share`` of the
+  unanswerable questions falsely, and hold a gold span at least ``min_precision`` of the
+  time; never above the answer threshold. The answer threshold spends the false-answer
+  budget on every passage that reaches it; the check refuses about half of the wrong ones
+  (``bench/passage_relevance.py``), so the passage answer can be drafted from lower scores
+  within the same budget. Every question whose best passage reaches the refusal floor has
+  its passage answer drafted and judged.
+
 ``OUT/calibration.json`` holds every question's score and labels, the question-level AUROC
 and what each threshold does on these questions.
 """
@@ -50,12 +62,18 @@ from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questi
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.train_cross_encoder import auroc, fit_threshold, keep_threshold
 from citeguard.evaluation.train_pairs import PairSettings, validation_documents
+from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context
 from citeguard.index.search import HybridSearcher
 from citeguard.learned.evidence import PairScorer, best_passages
 from citeguard.learned.saved_model import DESCRIPTION_FILE, describe_model
+from citeguard.text.citations import strip_citations
 
 logger = logging.getLogger(__name__)
+
+QuoteJudge = Callable[[str, str], float]
+"""P(the text answers the question), asked as (question, the passage answer's quote): the
+relevance check the validator asks of a passage answer (``relevance_reads_answer``)."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +197,117 @@ def fit_question_thresholds(
     }
 
 
+@dataclass(frozen=True)
+class JudgedQuote:
+    """A question's passage answer as the graph would draft it, and the relevance check's
+    verdict on its quote."""
+
+    id: str
+    answerable: bool
+    best_score: float
+    best_passage_answers: bool
+    relevance: float
+    quote: str
+
+
+def fit_passage_answer_threshold(
+    judged: Sequence[JudgedQuote],
+    unanswerable: int,
+    ceiling: float,
+    settings: CalibrationSettings,
+    judge_threshold: float,
+) -> float:
+    """The lowest best-passage score at which the passage answers the relevance check keeps
+    stay within the false-answer budget and the precision guard (see the module docs).
+
+    Scanned from ``ceiling`` (the answer threshold) down through the judged questions'
+    scores, stopping at the first score that breaks either bound, so the threshold found
+    keeps both for every score above it too.
+    """
+    chosen = ceiling
+    budget = settings.max_false_answer_share * unanswerable
+    scores = sorted({q.best_score for q in judged if q.best_score < ceiling}, reverse=True)
+    for score in scores:
+        kept = [q for q in judged if q.best_score >= score and q.relevance >= judge_threshold]
+        false = sum(not q.answerable for q in kept)
+        right = sum(q.best_passage_answers for q in kept)
+        if false > budget or (kept and right / len(kept) < settings.min_precision):
+            break
+        chosen = score
+    return chosen
+
+
+def judge_passage_answers(
+    questions: Sequence[Question],
+    rows: Sequence[QuestionScore],
+    sources_of: Callable[[Question], Sequence[str]],
+    scorer: PairScorer,
+    quote_judge: QuoteJudge,
+    min_score: float,
+) -> list[JudgedQuote]:
+    """Draft and judge the passage answer of every scored question whose best passage
+    reaches ``min_score`` (``rows[i]`` is ``questions[i]``'s score)."""
+    judged: list[JudgedQuote] = []
+    for question, row in zip(questions, rows, strict=True):
+        if row.best_score < min_score:
+            continue
+        drafted = passage_answer_of_sources(
+            scorer, question.question, list(sources_of(question)), min_score
+        )
+        if drafted is None:
+            continue
+        quote = strip_citations(drafted[1])
+        judged.append(
+            JudgedQuote(
+                id=row.id,
+                answerable=row.answerable,
+                best_score=row.best_score,
+                best_passage_answers=row.best_passage_answers,
+                relevance=float(quote_judge(question.question, quote)),
+                quote=quote,
+            )
+        )
+    return judged
+
+
+THRESHOLD_KEYS = ("threshold", "recall_threshold", "passage_answer_threshold")
+"""The fitted thresholds, written at the top of ``model.json``."""
+
+
+def passage_answer_summary(
+    rows: Sequence[QuestionScore],
+    judged: Sequence[JudgedQuote],
+    threshold: float,
+    settings: CalibrationSettings,
+) -> dict[str, Any]:
+    """The passage answer threshold fitted on ``judged``, and what it does on them."""
+    judge_threshold = Context().judge_threshold
+    unanswerable = sum(not r.answerable for r in rows)
+    fitted = fit_passage_answer_threshold(
+        judged, unanswerable, threshold, settings, judge_threshold
+    )
+
+    def delivered(at: float) -> dict[str, Any]:
+        kept = [q for q in judged if q.best_score >= at and q.relevance >= judge_threshold]
+        return {
+            "answers": len(kept),
+            "right": sum(q.best_passage_answers for q in kept),
+            "unanswerable_answered": (
+                sum(not q.answerable for q in kept) / unanswerable if unanswerable else None
+            ),
+        }
+
+    return {
+        "passage_answer_threshold": fitted,
+        "passage_answers": {
+            "judged": len(judged),
+            "judge_threshold": judge_threshold,
+            "at_answer_threshold": delivered(threshold),
+            "at_passage_answer_threshold": delivered(fitted),
+        },
+    }
+
+
 def validation_questions(
     dataset: Path, pair_settings: PairSettings, settings: CalibrationSettings
 ) -> list[Question]:
@@ -221,12 +350,15 @@ def calibrate_scorer(
     progress: bool = False,
     on_question: Callable[[int, int], None] | None = None,
     command: str = "",
+    quote_judge: QuoteJudge | None = None,
 ) -> dict[str, Any]:
     """Index the validation documents, score their questions, fit and write the thresholds.
 
     Args:
         scorer: the model in ``model_dir``, loaded (tests pass a fake).
         pair_settings: the split training used (its seed and validation share).
+        quote_judge: the relevance check of a passage answer's quote; when given, the
+            passage answer threshold is fitted with it (see the module docs).
 
     Returns:
         The contents of ``OUT/calibration.json`` (without the per-question rows).
@@ -247,18 +379,32 @@ def calibrate_scorer(
     searcher = load_index(folder / "index")
     indexed = set(searcher.documents)
     rows: list[QuestionScore] = []
+    asked: list[Question] = []
+
+    def sources_of(question: Question) -> list[str]:
+        chosen = question_sources(
+            searcher,
+            question.question,
+            question.scope(indexed),
+            scorer if settings.scorer_rerank else None,
+        )
+        return [hit.chunk.text for hit in chosen]
+
     for n, question in enumerate(questions, start=1):
         scope = question.scope(indexed)
         if not scope or not set(scope) <= indexed:
             continue
-        chosen = question_sources(
-            searcher, question.question, scope, scorer if settings.scorer_rerank else None
-        )
-        sources = [hit.chunk.text for hit in chosen]
-        rows.append(score_question(question, sources, scorer))
+        rows.append(score_question(question, sources_of(question), scorer))
+        asked.append(question)
         if on_question is not None:
             on_question(n, len(questions))
     fitted = fit_question_thresholds(rows, settings)
+    judged: list[JudgedQuote] = []
+    if quote_judge is not None:
+        judged = judge_passage_answers(
+            asked, rows, sources_of, scorer, quote_judge, fitted["recall_threshold"]
+        )
+        fitted.update(passage_answer_summary(rows, judged, fitted["threshold"], settings))
     result = {
         "dataset": Path(dataset).name,
         "command": command,
@@ -268,7 +414,15 @@ def calibrate_scorer(
         **fitted,
     }
     (folder / "calibration.json").write_text(
-        json.dumps({**result, "rows": [asdict(r) for r in rows]}, indent=2) + "\n"
+        json.dumps(
+            {
+                **result,
+                "rows": [asdict(r) for r in rows],
+                "judged_quotes": [asdict(q) for q in judged],
+            },
+            indent=2,
+        )
+        + "\n"
     )
     previous = json.loads((model / DESCRIPTION_FILE).read_text())
     describe_model(
@@ -280,9 +434,9 @@ def calibrate_scorer(
             ),
             "threshold": fitted["threshold"],
             "recall_threshold": fitted["recall_threshold"],
-            "question_calibration": {
-                k: v for k, v in result.items() if k not in ("threshold", "recall_threshold")
-            },
+            # Absent without a quote judge: the scorer then drafts at the answer threshold.
+            "passage_answer_threshold": fitted.get("passage_answer_threshold"),
+            "question_calibration": {k: v for k, v in result.items() if k not in THRESHOLD_KEYS},
         },
     )
     return result

@@ -166,8 +166,9 @@ def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
         "uses them",
         description="Index the validation documents of DATASET (the split training used), "
         "ask each question as the graph does, score its sources' best passage, and write the "
-        "answer threshold and refusal floor into MODEL/model.json. Takes about a second per "
-        "question on 2 cores, plus indexing.",
+        "answer threshold and refusal floor into MODEL/model.json; with the local model, also "
+        "the passage answer threshold (--judge-quotes). Takes about a second per question on "
+        "2 cores, plus indexing, plus a second per judged passage answer.",
     )
     p.add_argument("dataset", metavar="DATASET", help="the dataset the scorer was trained on")
     p.add_argument("--model", required=True, metavar="MODEL", help="the trained scorer's folder")
@@ -202,6 +203,15 @@ def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
         "or in retrieval order; fit the thresholds for the setting the graph will run with "
         f"(default: {rerank_default}, as the graph's default)",
     )
+    p.add_argument(
+        "--judge-quotes",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also fit the passage answer threshold: draft the passage answer of every "
+        "question whose best passage reaches the refusal floor and ask the local model's "
+        "relevance check of its quote, as the graph's default validation does; needs the "
+        "local model, about a second per drafted answer (default: on)",
+    )
     return p
 
 
@@ -225,6 +235,15 @@ def run_calibrate(args: argparse.Namespace) -> int:
         chosen["scorer_rerank"] = args.scorer_rerank
     pairs = PairSettings(validation_share=args.validation_share, seed=args.split_seed)
     interactive = sys.stderr.isatty()
+    quote_judge = None
+    if args.judge_quotes:
+        from citeguard.llm.judge import local_judge
+
+        try:
+            quote_judge = local_judge().answers_question_probability
+        except ModelUnavailableError as exc:
+            print(f"error: {exc} (or calibrate with --no-judge-quotes)", file=sys.stderr)
+            return 1
 
     def on_question(done: int, total: int) -> None:
         if not interactive and (done % PROGRESS_EVERY == 0 or done == total):
@@ -240,6 +259,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         progress=interactive,
         on_question=on_question,
         command="citeguard calibrate " + shlex.join(sys.argv[2:]),
+        quote_judge=quote_judge,
     )
     print(
         f"answer threshold {result['threshold']:.3f}, refusal floor "
@@ -248,4 +268,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     )
     print(f"over the answer threshold: {result['over_threshold']}")
     print(f"under the floor: {result['under_floor']}; details: {args.out}/calibration.json")
+    if "passage_answer_threshold" in result:
+        print(
+            f"passage answer threshold {result['passage_answer_threshold']:.3f}: "
+            f"{result['passage_answers']}"
+        )
     return 0

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from citeguard.generate.selection import MIN_SENTENCE_CHARS, as_cited_sentence
-from citeguard.learned.evidence import PairScorer
+from citeguard.learned.evidence import PairScorer, best_passages
 from citeguard.text.sentences import split_sentences
 from citeguard.validate.checks import ends_mid_phrase
 
@@ -110,3 +110,21 @@ def scored_passage_answer(
         lambda sentences: scorer.scores([(question, s) for s in sentences]).tolist(),
         scorer.threshold,
     )
+
+
+def passage_answer_of_sources(
+    scorer: PairScorer, question: str, sources: Sequence[str], min_score: float
+) -> tuple[int, str] | None:
+    """(cited source number, the passage answer) as the graph drafts it from ``sources``:
+    the best-scored passage of them all, quoted by :func:`scored_passage_answer`. None when
+    no passage reaches ``min_score`` or nothing of the best one can be quoted. (The graph
+    scores its sources in the retrieve node; calibration and benches call this.)"""
+    if not sources:
+        return None
+    found = best_passages(scorer, question, sources)
+    best = max(range(len(found)), key=lambda i: found[i].score)
+    if found[best].score < min_score:
+        return None
+    passage = sources[best][found[best].start : found[best].end]
+    answer = scored_passage_answer(passage, best + 1, question, scorer)
+    return (best + 1, answer) if answer else None

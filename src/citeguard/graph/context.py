@@ -273,6 +273,17 @@ class Context:
         """Whether retrieval scores the sources' passages with the trained evidence scorer."""
         return self.scorer_rerank or self.scorer_sufficiency or self.scorer_answer
 
+    def judges_passage_quote(self) -> bool:
+        """Whether a passage answer's quote meets the local model's relevance check, the
+        check the scorer's passage answer threshold is fitted with (``citeguard
+        calibrate``); without it the passage answer waits for the answer threshold."""
+        return (
+            self.validation_level == "judge"
+            and self.relevance_check
+            and self.passage_relevance_reads_quote
+            and self.support_judge == "llm"
+        )
+
     def with_overrides(self, **values: Any) -> Context:
         return replace(self, **{k: v for k, v in values.items() if v is not None})
 

@@ -167,6 +167,13 @@ class BiEncoderScorer:
         """The refusal floor (``threshold`` if none)."""
         return float(self.description.get("recall_threshold", self.threshold))
 
+    @property
+    def passage_answer_threshold(self) -> float:
+        """The passage answer's threshold when the relevance check reads its quote
+        (``threshold`` if calibration fitted none)."""
+        value = self.description.get("passage_answer_threshold")
+        return self.threshold if value is None else float(value)
+
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """P(the second text answers the first) for each pair; each distinct text is
         embedded once (a question is paired with every passage of its sources)."""

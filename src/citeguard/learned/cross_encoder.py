@@ -112,6 +112,13 @@ class CrossEncoder:
         a passage is taken not to answer."""
         return float(self.description.get("recall_threshold", self.threshold))
 
+    @property
+    def passage_answer_threshold(self) -> float:
+        """The passage answer's threshold when the relevance check reads its quote
+        (``threshold`` if calibration fitted none)."""
+        value = self.description.get("passage_answer_threshold")
+        return self.threshold if value is None else float(value)
+
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """P(label 1) for each (first, second) pair (the longer text is cut to fit)."""
         out: list[float] = []

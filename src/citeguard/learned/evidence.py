@@ -36,6 +36,12 @@ class PairScorer(Protocol):
         """Score below which a pair counts as negative, fitted to keep most positives."""
         ...
 
+    @property
+    def passage_answer_threshold(self) -> float:
+        """Score from which the passage answer is drafted when the relevance check reads
+        its quote (``citeguard calibrate`` fits it with that check); ``threshold`` if none."""
+        ...
+
 
 @dataclass(frozen=True)
 class BestPassage:
@@ -91,6 +97,10 @@ class CachedPairScorer:
     @property
     def recall_threshold(self) -> float:
         return self.scorer.recall_threshold
+
+    @property
+    def passage_answer_threshold(self) -> float:
+        return self.scorer.passage_answer_threshold
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._known))

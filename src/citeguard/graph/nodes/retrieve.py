@@ -42,7 +42,10 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         retrieved = [scored.annotated(hit_to_evidence(hit)) for hit in hits]
         evidence = [scored.annotated(hit_to_evidence(hit)) for hit in sources]
         answering = (
-            answering_passage(evidence, scorer.threshold)
+            answering_passage(
+                evidence,
+                scorer.passage_answer_threshold if ctx.judges_passage_quote() else scorer.threshold,
+            )
             if scorer is not None and ctx.scorer_answer
             else None
         )
