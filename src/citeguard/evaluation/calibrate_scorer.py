@@ -244,29 +244,31 @@ def judge_passage_answers(
     scorer: PairScorer,
     quote_judge: QuoteJudge,
     min_score: float,
+    on_quote: Callable[[int, int], None] | None = None,
 ) -> list[JudgedQuote]:
     """Draft and judge the passage answer of every scored question whose best passage
-    reaches ``min_score`` (``rows[i]`` is ``questions[i]``'s score)."""
+    reaches ``min_score`` (``rows[i]`` is ``questions[i]``'s score); ``on_quote(done,
+    total)`` after each."""
     judged: list[JudgedQuote] = []
-    for question, row in zip(questions, rows, strict=True):
-        if row.best_score < min_score:
-            continue
+    over = [(q, r) for q, r in zip(questions, rows, strict=True) if r.best_score >= min_score]
+    for n, (question, row) in enumerate(over, start=1):
         drafted = passage_answer_of_sources(
             scorer, question.question, list(sources_of(question)), min_score
         )
-        if drafted is None:
-            continue
-        quote = strip_citations(drafted[1])
-        judged.append(
-            JudgedQuote(
-                id=row.id,
-                answerable=row.answerable,
-                best_score=row.best_score,
-                best_passage_answers=row.best_passage_answers,
-                relevance=float(quote_judge(question.question, quote)),
-                quote=quote,
+        if drafted is not None:
+            quote = strip_citations(drafted[1])
+            judged.append(
+                JudgedQuote(
+                    id=row.id,
+                    answerable=row.answerable,
+                    best_score=row.best_score,
+                    best_passage_answers=row.best_passage_answers,
+                    relevance=float(quote_judge(question.question, quote)),
+                    quote=quote,
+                )
             )
-        )
+        if on_quote is not None:
+            on_quote(n, len(over))
     return judged
 
 
@@ -351,6 +353,7 @@ def calibrate_scorer(
     on_question: Callable[[int, int], None] | None = None,
     command: str = "",
     quote_judge: QuoteJudge | None = None,
+    on_quote: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Index the validation documents, score their questions, fit and write the thresholds.
 
@@ -359,6 +362,7 @@ def calibrate_scorer(
         pair_settings: the split training used (its seed and validation share).
         quote_judge: the relevance check of a passage answer's quote; when given, the
             passage answer threshold is fitted with it (see the module docs).
+        on_question, on_quote: progress, (done, total), of scoring and of judging.
 
     Returns:
         The contents of ``OUT/calibration.json`` (without the per-question rows).
@@ -402,7 +406,7 @@ def calibrate_scorer(
     judged: list[JudgedQuote] = []
     if quote_judge is not None:
         judged = judge_passage_answers(
-            asked, rows, sources_of, scorer, quote_judge, fitted["recall_threshold"]
+            asked, rows, sources_of, scorer, quote_judge, fitted["recall_threshold"], on_quote
         )
         fitted.update(passage_answer_summary(rows, judged, fitted["threshold"], settings))
     result = {

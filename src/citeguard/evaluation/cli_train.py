@@ -249,6 +249,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
         if not interactive and (done % PROGRESS_EVERY == 0 or done == total):
             print(f"calibrating: question {done}/{total}", file=sys.stderr, flush=True)
 
+    def on_quote(done: int, total: int) -> None:
+        if done % PROGRESS_EVERY == 0 or done == total:
+            print(f"judging passage answers: {done}/{total}", file=sys.stderr, flush=True)
+
     result = calibrate_scorer(
         args.dataset,
         args.model,
@@ -260,6 +264,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         on_question=on_question,
         command="citeguard calibrate " + shlex.join(sys.argv[2:]),
         quote_judge=quote_judge,
+        on_quote=on_quote,
     )
     print(
         f"answer threshold {result['threshold']:.3f}, refusal floor "
