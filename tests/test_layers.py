@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "citeguard"
 
 # Bottom to top. Root modules that every layer may use come first.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"errors", "documents", "atomic_files", "cache", "environment"}),
+    frozenset({"errors", "documents", "atomic_files", "cache", "environment", "cpu_features"}),
     frozenset({"text"}),
     frozenset({"llm"}),
     frozenset({"index"}),
