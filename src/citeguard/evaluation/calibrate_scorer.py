@@ -210,6 +210,13 @@ class JudgedQuote:
     quote: str
 
 
+def delivered_quotes(
+    judged: Sequence[JudgedQuote], at: float, judge_threshold: float
+) -> list[JudgedQuote]:
+    """The passage answers drafted from ``at`` that the relevance check lets through."""
+    return [q for q in judged if q.best_score >= at and q.relevance >= judge_threshold]
+
+
 def fit_passage_answer_threshold(
     judged: Sequence[JudgedQuote],
     unanswerable: int,
@@ -228,7 +235,7 @@ def fit_passage_answer_threshold(
     budget = settings.max_false_answer_share * unanswerable
     scores = sorted({q.best_score for q in judged if q.best_score < ceiling}, reverse=True)
     for score in scores:
-        kept = [q for q in judged if q.best_score >= score and q.relevance >= judge_threshold]
+        kept = delivered_quotes(judged, score, judge_threshold)
         false = sum(not q.answerable for q in kept)
         right = sum(q.best_passage_answers for q in kept)
         if false > budget or (kept and right / len(kept) < settings.min_precision):
@@ -290,7 +297,7 @@ def passage_answer_summary(
     )
 
     def delivered(at: float) -> dict[str, Any]:
-        kept = [q for q in judged if q.best_score >= at and q.relevance >= judge_threshold]
+        kept = delivered_quotes(judged, at, judge_threshold)
         return {
             "answers": len(kept),
             "right": sum(q.best_passage_answers for q in kept),

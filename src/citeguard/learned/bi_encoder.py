@@ -26,6 +26,7 @@ import numpy as np
 from citeguard.index.embedder import resolve_embedding_model_path
 from citeguard.learned.saved_model import (
     WEIGHTS_FILE,
+    DescribedThresholds,
     load_trained_weights,
     read_description,
     write_description,
@@ -133,7 +134,7 @@ class TrainableBiEncoder:
         )
 
 
-class BiEncoderScorer:
+class BiEncoderScorer(DescribedThresholds):
     """A saved bi-encoder, loaded for scoring (thread-safe, CPU).
 
     Raises:
@@ -156,23 +157,6 @@ class BiEncoderScorer:
         self.batch_size = batch_size
         self._torch = torch
         self._lock = threading.Lock()
-
-    @property
-    def threshold(self) -> float:
-        """The answer threshold (fitted for precision; 0.5 if none)."""
-        return float(self.description.get("threshold", 0.5))
-
-    @property
-    def recall_threshold(self) -> float:
-        """The refusal floor (``threshold`` if none)."""
-        return float(self.description.get("recall_threshold", self.threshold))
-
-    @property
-    def passage_answer_threshold(self) -> float:
-        """The passage answer's threshold when the relevance check reads its quote
-        (``threshold`` if calibration fitted none)."""
-        value = self.description.get("passage_answer_threshold")
-        return self.threshold if value is None else float(value)
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """P(the second text answers the first) for each pair; each distinct text is

@@ -24,6 +24,7 @@ import numpy as np
 from citeguard.index.embedder import resolve_embedding_model_path
 from citeguard.learned.saved_model import (
     WEIGHTS_FILE,
+    DescribedThresholds,
     load_trained_weights,
     read_description,
     write_description,
@@ -81,7 +82,7 @@ def save_cross_encoder(
     return write_description(folder, {"base_model": base_model, "max_length": max_length, **about})
 
 
-class CrossEncoder:
+class CrossEncoder(DescribedThresholds):
     """A saved cross-encoder, loaded for scoring (thread-safe, CPU).
 
     Raises:
@@ -99,25 +100,6 @@ class CrossEncoder:
         self.batch_size = batch_size
         self._torch = torch
         self._lock = threading.Lock()
-
-    @property
-    def threshold(self) -> float:
-        """The decision threshold fitted for precision when the model was trained (0.5 if
-        none): the scorer's "this passage answers", the verifier's "supported"."""
-        return float(self.description.get("threshold", 0.5))
-
-    @property
-    def recall_threshold(self) -> float:
-        """The threshold fitted to keep most positives (``threshold`` if none): below it,
-        a passage is taken not to answer."""
-        return float(self.description.get("recall_threshold", self.threshold))
-
-    @property
-    def passage_answer_threshold(self) -> float:
-        """The passage answer's threshold when the relevance check reads its quote
-        (``threshold`` if calibration fitted none)."""
-        value = self.description.get("passage_answer_threshold")
-        return self.threshold if value is None else float(value)
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """P(label 1) for each (first, second) pair (the longer text is cut to fit)."""

@@ -88,3 +88,29 @@ def load_trained_weights(
             f"missing {untrained[:3]}, unexpected {list(unexpected)[:3]}"
         )
     module.eval()
+
+
+class DescribedThresholds:
+    """The thresholds a saved model's ``model.json`` holds, as :class:`PairScorer
+    <citeguard.learned.evidence.PairScorer>` reads them (shared by both architectures)."""
+
+    description: dict[str, Any]
+
+    @property
+    def threshold(self) -> float:
+        """The decision threshold fitted for precision (0.5 if none): the scorer's "this
+        passage answers" (its answer threshold), the verifier's "supported"."""
+        return float(self.description.get("threshold", 0.5))
+
+    @property
+    def recall_threshold(self) -> float:
+        """The threshold fitted to keep most positives (``threshold`` if none): the scorer's
+        refusal floor, below which a passage is taken not to answer."""
+        return float(self.description.get("recall_threshold", self.threshold))
+
+    @property
+    def passage_answer_threshold(self) -> float:
+        """The passage answer's threshold when the relevance check reads its quote
+        (``threshold`` if calibration fitted none)."""
+        value = self.description.get("passage_answer_threshold")
+        return self.threshold if value is None else float(value)
