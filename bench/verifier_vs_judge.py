@@ -25,9 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
+from citeguard.evaluation.cli_train import edit_names
 from citeguard.evaluation.train_cross_encoder import auroc
 from citeguard.evaluation.train_pairs import PairSettings
-from citeguard.evaluation.verifier_pairs import Claim, build_claims
+from citeguard.evaluation.verifier_pairs import CLAIM_EDITS, Claim, build_claims
 from citeguard.graph.context import Context
 from citeguard.learned.evidence import best_passage_score
 from citeguard.learned.shipped import shipped_model
@@ -68,9 +69,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--max-pairs", type=int, default=300, help="seeded sample (default 300)")
     parser.add_argument("--no-judge", action="store_true", help="the verifier only (fast)")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--claim-edits",
+        type=edit_names,
+        default=PairSettings().claim_edits,
+        help="the claim variants to build, comma-separated (default: "
+        f"{','.join(PairSettings().claim_edits)}; all: {','.join(CLAIM_EDITS)})",
+    )
     args = parser.parse_args(argv)
 
-    _, claims = build_claims(args.dataset, PairSettings(validation_share=1.0))
+    settings = PairSettings(validation_share=1.0, claim_edits=args.claim_edits)
+    _, claims = build_claims(args.dataset, settings)
     if len(claims) > args.max_pairs:
         claims = random.Random(13).sample(claims, args.max_pairs)
     verifier = shipped_model("verifier")

@@ -21,6 +21,19 @@ from typing import Any
 from citeguard.evaluation.calibrate_scorer import CalibrationSettings
 from citeguard.evaluation.train_cross_encoder import ARCHITECTURES, KINDS, TrainSettings
 from citeguard.evaluation.train_pairs import PairSettings
+from citeguard.evaluation.verifier_pairs import CLAIM_EDITS
+
+
+def edit_names(text: str) -> tuple[str, ...]:
+    """``--claim-edits number,roles,...`` as a tuple of names (checked when pairs are built)."""
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in CLAIM_EDITS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown claim edit(s) {', '.join(unknown)}; known: {', '.join(CLAIM_EDITS)}"
+        )
+    return names
+
 
 OPTIONS = (
     ("epochs", TrainSettings, int, "passes over the training pairs"),
@@ -33,6 +46,12 @@ OPTIONS = (
     ("hard_negatives", PairSettings, int, "most similar non-answering passages per question"),
     ("validation_share", PairSettings, float, "share of documents kept for validation"),
     ("seed", TrainSettings, int, "seed for the split, the sampling and the training"),
+    (
+        "claim_edits",
+        PairSettings,
+        edit_names,
+        "the verifier's claim variants, comma-separated, of: " + ", ".join(CLAIM_EDITS),
+    ),
     (
         "init_from",
         TrainSettings,
@@ -76,6 +95,8 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     for field, owner, kind, text in OPTIONS:
         default = getattr(owner(), field)
+        if isinstance(default, tuple):
+            default = ",".join(default)
         p.add_argument(
             "--" + field.replace("_", "-"),
             type=kind,

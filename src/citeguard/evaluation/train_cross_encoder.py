@@ -371,6 +371,11 @@ def train_cross_encoder(
             (s, p.label) for s, p in zip(scores, validation_pairs, strict=True) if p.group == name
         ]
         negatives = [s for s, y in rows if y == 0]
+        if kind == "verifier" and not negatives:
+            # A variant that stays supported (the verifier's "fragment"): how many kept.
+            kept_here = [s >= threshold for s, _ in rows]
+            by_group[name] = {"kept_at_threshold": float(np.mean(kept_here))}
+            continue
         by_group[name] = {
             # The scorer's wordings hold both labels; a verifier edit is scored against
             # every supported claim.

@@ -60,6 +60,10 @@ class PairSettings:
     random_negatives: int = 2
     validation_share: float = 0.1
     seed: int = 13
+    claim_edits: tuple[str, ...] = ("number", "roles", "negation", "relabel", "other-clause")
+    """The verifier's variants made of each supported claim, by name
+    (``citeguard.evaluation.verifier_pairs.CLAIM_EDITS``); the default is the set the
+    shipped verifier's first two steps were trained on, so their pairs stay reproducible."""
 
 
 def holds_gold(passage: Passage, spans: Sequence[tuple[int, int]]) -> bool:

@@ -12,6 +12,18 @@ of itself against the same evidence, each labelled unsupported:
   "security deposit");
 - ``other-clause``: a sentence of another clause of the same document (FactCC-style).
 
+Three more are chosen with ``PairSettings.claim_edits`` (the shipped verifier's first two
+training steps used the five above; adding kinds changes the pair list):
+
+- ``entity``: a name the document uses put in place of one the claim states (a party, a
+  company, a place: "licensed by Acme" -> "licensed by Gamma"), preferring the document's
+  other parties: a wrong party in the clause's own words;
+- ``splice``: the claim's opening joined to the end of another sentence of the same evidence
+  ("a late fee of $75.00" + "... for breaking the lease early"): every word is in the
+  evidence, the statement is not;
+- ``fragment`` (supported): the claim's main clause alone, as answers state it, so that
+  short claims are not taken as unsupported for being short.
+
 An edit that does not apply to a claim (no number in it, one party only ...) is skipped.
 Built from the same datasets, seeds and document split as the evidence scorer's pairs.
 """
@@ -48,6 +60,26 @@ RELABELS: tuple[tuple[str, str], ...] = (
     ("after", "before"),
 )
 """Term -> another term a reader must not confuse it with (matched as whole words)."""
+CLAIM_EDITS: tuple[str, ...] = (
+    "number",
+    "roles",
+    "negation",
+    "relabel",
+    "other-clause",
+    "entity",
+    "splice",
+    "fragment",
+)
+"""Every variant ``PairSettings.claim_edits`` may name, in the order they are drawn."""
+SUPPORTED_EDITS = frozenset({"fragment"})
+"""Variants that keep the claim supported (label 1)."""
+_NAME = re.compile(r"\b[A-Z][\w&'-]*(?: (?:of )?[A-Z][\w&'-]*){1,5}")
+_NOT_A_NAME_START = frozenset(
+    "the this that such each any all in if for section article schedule exhibit".split()
+)
+_JOIN = re.compile(
+    r",\s|\s(?:for|of|to|within|by|if|unless|upon|after|before|in|with|from|on|at)\s"
+)
 _NEGATABLE = re.compile(r"\b(shall|will|may|must|can|is|are)( not)?\b", re.IGNORECASE)
 _DEFINED_PARTY = re.compile(r"\(\s*(?:the\s+)?[\"“]([A-Z][A-Za-z&.\- ]{1,40})[\"”]\s*\)")
 
@@ -84,7 +116,9 @@ def swap_roles(claim: str, parties: Sequence[str]) -> str | None:
     """The claim with the first two parties it names swapped, or None."""
     named = sorted(
         {p for p in parties if re.search(rf"\b{re.escape(p)}\b", claim)},
-        key=lambda p: claim.index(p),
+        # Ties broken by name: "SINA" and "SINA Leju" start at the same place, and set
+        # order differs between runs (string hashing is seeded per process).
+        key=lambda p: (claim.index(p), -len(p), p),
     )
     if len(named) < 2:
         return None
@@ -113,6 +147,68 @@ def relabel(claim: str) -> str | None:
     return None
 
 
+def document_names(document: str, limit: int = 60) -> list[str]:
+    """Names of two to six capitalized words the document uses ("Acme Widgets Inc.",
+    "State of Delaware"), first seen first, at most ``limit``."""
+    seen: dict[str, None] = {}
+    for match in _NAME.finditer(document[:20000]):
+        name = match.group()
+        if name.split()[0].lower() in _NOT_A_NAME_START or len(name) > 60:
+            continue
+        seen.setdefault(name, None)
+        if len(seen) >= limit:
+            break
+    return list(seen)
+
+
+def _names_in(claim: str, names: Sequence[str]) -> list[str]:
+    return [n for n in names if re.search(rf"\b{re.escape(n)}\b", claim)]
+
+
+def swap_entity(
+    claim: str, parties: Sequence[str], names: Sequence[str], rng: random.Random
+) -> str | None:
+    """The claim with one name it states replaced by another name of the document (another
+    party when there is one), or None when it states none or the document has no other."""
+    stated = _names_in(claim, [*parties, *names])
+    if not stated:
+        return None
+    target = rng.choice(stated)
+    absent = [n for n in parties if n not in stated and n not in claim]
+    if not absent:
+        absent = [n for n in names if n not in stated and n not in claim and target not in n]
+    if not absent:
+        return None
+    return re.sub(rf"\b{re.escape(target)}\b", rng.choice(absent), claim, count=1)
+
+
+def splice(claim: str, evidence: str, rng: random.Random) -> str | None:
+    """The claim's opening joined, at a comma or preposition, to the end of another sentence
+    of the evidence, or None when there is no such sentence or join."""
+    others = [
+        s.text
+        for s in split_sentences(evidence)
+        if len(s.text.split()) >= 8 and s.text not in claim and claim not in s.text
+    ]
+    if not others:
+        return None
+    other = rng.choice(others)
+    heads = [m.start() for m in _JOIN.finditer(claim) if 0.25 < m.start() / len(claim) < 0.75]
+    tails = [m.start() for m in _JOIN.finditer(other) if 0.2 < m.start() / len(other) < 0.8]
+    if not heads or not tails:
+        return None
+    return claim[: rng.choice(heads)] + other[rng.choice(tails) :]
+
+
+def main_clause(claim: str) -> str | None:
+    """The claim's part before its first semicolon or colon, when that is a sentence of its
+    own (eight words or more), ended with a period; else None."""
+    head = re.split(r"[;:]", claim, maxsplit=1)[0].strip()
+    if head == claim.strip() or len(head.split()) < 8:
+        return None
+    return head.rstrip(",") + "."
+
+
 def defined_parties(document: str) -> list[str]:
     """Names a contract defines for its parties: ("Licensee"), (the "Company") ..."""
     seen: dict[str, None] = {}
@@ -127,8 +223,10 @@ def claims_for(
     passages: Sequence[Passage],
     rng: random.Random,
     max_claims: int = 2,
+    claim_edits: Sequence[str] = PairSettings().claim_edits,
 ) -> list[Claim]:
-    """The supported claims one answerable question gives, each with its edited variants."""
+    """The supported claims one answerable question gives, each with its variants
+    (``claim_edits``, drawn in the order of :data:`CLAIM_EDITS`)."""
     spans = [(s.start, s.end) for s in question.gold_spans if s.start is not None and s.end]
     spans = [(start, end) for start, end in spans if end is not None]
     holding = [p for p in passages if holds_gold(p, spans)]
@@ -145,19 +243,44 @@ def claims_for(
             continue
         claim = sentences[0]
         out.append(Claim(claim, evidence.text, 1, "none", doc))
-        edits = {
-            "number": change_number(claim, rng),
-            "roles": swap_roles(claim, parties),
-            "negation": flip_negation(claim),
-            "relabel": relabel(claim),
-        }
-        if others:
-            other_sentences = [s.text for s in split_sentences(rng.choice(others).text)]
-            edits["other-clause"] = rng.choice(other_sentences) if other_sentences else None
-        for name, edited in edits.items():
+        for name in (e for e in CLAIM_EDITS if e in claim_edits):
+            edited = _variant(name, claim, evidence.text, document, parties, others, rng)
             if edited and edited != claim:
-                out.append(Claim(edited, evidence.text, 0, name, doc))
+                label = 1 if name in SUPPORTED_EDITS else 0
+                out.append(Claim(edited, evidence.text, label, name, doc))
     return out
+
+
+def _variant(
+    name: str,
+    claim: str,
+    evidence: str,
+    document: str,
+    parties: Sequence[str],
+    others: Sequence[Passage],
+    rng: random.Random,
+) -> str | None:
+    """One variant of ``claim`` by the edit ``name`` (None when it does not apply)."""
+    if name == "number":
+        return change_number(claim, rng)
+    if name == "roles":
+        return swap_roles(claim, parties)
+    if name == "negation":
+        return flip_negation(claim)
+    if name == "relabel":
+        return relabel(claim)
+    if name == "other-clause":
+        if not others:
+            return None
+        other_sentences = [s.text for s in split_sentences(rng.choice(others).text)]
+        return rng.choice(other_sentences) if other_sentences else None
+    if name == "entity":
+        return swap_entity(claim, parties, document_names(document), rng)
+    if name == "splice":
+        return splice(claim, evidence, rng)
+    if name == "fragment":
+        return main_clause(claim)
+    raise ValueError(f"unknown claim edit {name!r}; known: {', '.join(CLAIM_EDITS)}")
 
 
 def build_claims(
@@ -165,6 +288,9 @@ def build_claims(
 ) -> tuple[list[Claim], list[Claim]]:
     """(training claims, validation claims), split by document as the scorer's pairs are."""
     settings = settings or PairSettings()
+    unknown = set(settings.claim_edits) - set(CLAIM_EDITS)
+    if unknown:
+        raise ValueError(f"unknown claim edits {sorted(unknown)}; known: {', '.join(CLAIM_EDITS)}")
     root = Path(dataset)
     questions = [q for q in load_questions(root, unique_ids=False) if q.doc and q.answerable]
     validation_docs = validation_documents(questions, settings)
@@ -179,6 +305,6 @@ def build_claims(
             text = (folder / doc).read_text(encoding="utf-8")
             texts[doc] = (text, passages(text, settings.passage_words))
         text, cut = texts[doc]
-        claims = claims_for(question, text, cut, rng)
+        claims = claims_for(question, text, cut, rng, claim_edits=settings.claim_edits)
         (validation if doc in validation_docs else train).extend(claims)
     return train, validation
