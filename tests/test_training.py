@@ -147,14 +147,18 @@ def test_train_the_verifier_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "verifier"
     code = cli.main(
         ["train", str(dataset), "--out", str(out), "--kind", "verifier", "--batch-size", "8",
-         "--max-length", "96", "--validation-share", "0.34", "--target-precision", "0.95"]
+         "--max-length", "96", "--validation-share", "0.34", "--target-precision", "0.95",
+         "--claim-edits", "number,negation,splice"]
     )  # fmt: skip
     assert code == 0
     summary = json.loads((out / "training.json").read_text())
     assert summary["kind"] == "verifier"
+    assert summary["pair_settings"]["claim_edits"] == ["number", "negation", "splice"]
     groups = summary["validation"]["by_group"]
-    assert "none" in groups and "number" in groups
+    assert set(groups) == {"none", "number", "negation", "splice"}
     assert groups["number"]["rejected_at_threshold"] is not None
+    assert groups["splice"]["rejected_at_threshold"] is not None
+    assert groups["none"]["kept_at_threshold"] >= 0.95
     assert summary["validation"]["positives_kept_at_threshold"] >= 0.95
     assert (out / "report.md").read_text().startswith("# Support verifier")
 
