@@ -10,6 +10,7 @@ import pytest
 from citeguard.evaluation.dataset import GoldSpan, Question
 from citeguard.evaluation.verifier_pairs import (
     CLAIM_EDITS,
+    acting_parties,
     change_number,
     claims_for,
     defined_parties,
@@ -18,6 +19,7 @@ from citeguard.evaluation.verifier_pairs import (
     main_clause,
     relabel,
     splice,
+    swap_acting_parties,
     swap_entity,
     swap_roles,
 )
@@ -187,3 +189,29 @@ def test_unknown_claim_edits_are_refused(tmp_path: Path) -> None:
         edit_names("number,rephrase")
     with pytest.raises(ValueError, match="unknown claim edits"):
         build_claims(make_dataset(tmp_path / "data"), PairSettings(claim_edits=("rephrase",)))
+
+
+def test_acting_parties_are_subjects_of_obligations_not_the_document_itself() -> None:
+    document = (
+        'This Agreement is made by Acme ("Licensor") and Beta ("Licensee") as of the '
+        '"Effective Date". Licensor shall deliver. Licensee shall pay. Licensor will '
+        "support. Licensee may audit. This Agreement shall be governed by Ohio law. "
+        "This Agreement may be amended."
+    )
+    parties = ["Licensor", "Licensee", "Effective Date", "Agreement"]
+    assert acting_parties(document, parties) == ["Licensor", "Licensee"]
+
+
+def test_swap_acting_parties_skips_symmetric_joins() -> None:
+    parties = ["Licensor", "Licensee"]
+    assert (
+        swap_acting_parties("The Licensor grants the Licensee a license.", parties)
+        == "The Licensee grants the Licensor a license."
+    )
+    for symmetric in (
+        "The Licensor and the Licensee shall cooperate.",
+        "Neither Licensor nor Licensee may assign.",
+        "A dispute between Licensor and Licensee goes to arbitration.",
+    ):
+        assert swap_acting_parties(symmetric, parties) is None
+    assert swap_acting_parties("The Licensor may audit.", parties) is None

@@ -22,7 +22,11 @@ training steps used the five above; adding kinds changes the pair list):
   ("a late fee of $75.00" + "... for breaking the lease early"): every word is in the
   evidence, the statement is not;
 - ``fragment`` (supported): the claim's main clause alone, as answers state it, so that
-  short claims are not taken as unsupported for being short.
+  short claims are not taken as unsupported for being short;
+- ``parties``: ``roles`` without its noise: only names that act in the document (the
+  subject of "shall", "will", "may", "agrees" ... at least twice), and never two names the
+  claim joins symmetrically ("A and B agree", "between A and B", "neither A nor B"), where
+  the swap says the same thing.
 
 An edit that does not apply to a claim (no number in it, one party only ...) is skipped.
 Built from the same datasets, seeds and document split as the evidence scorer's pairs.
@@ -69,6 +73,7 @@ CLAIM_EDITS: tuple[str, ...] = (
     "entity",
     "splice",
     "fragment",
+    "parties",
 )
 """Every variant ``PairSettings.claim_edits`` may name, in the order they are drawn."""
 SUPPORTED_EDITS = frozenset({"fragment"})
@@ -209,6 +214,39 @@ def main_clause(claim: str) -> str | None:
     return head.rstrip(",") + "."
 
 
+_ACTS = r"\s+(?:shall|will|may|must|agrees|agree|hereby|represents|warrants|grants)\b"
+_SYMMETRIC_JOIN = re.compile(r"^[\s,]*(?:and|or|nor|&|/)(?:\s+the)?\s*$", re.IGNORECASE)
+
+
+def acting_parties(document: str, parties: Sequence[str]) -> list[str]:
+    """The defined ``parties`` that act in the document: at least twice the subject of
+    "shall", "will", "may", "agrees" ..., and never "this ..." (a defined "Effective Date",
+    "Products" or "Agreement" is not a party)."""
+    return [
+        p
+        for p in parties
+        if len(re.findall(rf"\b{re.escape(p)}{_ACTS}", document)) >= 2
+        # "this Agreement", "this Venture": the document itself, not a party
+        and not re.search(rf"\b[Tt]his\s+{re.escape(p)}\b", document)
+    ]
+
+
+def swap_acting_parties(claim: str, parties: Sequence[str]) -> str | None:
+    """The claim with its first two acting parties swapped, unless it joins them
+    symmetrically ("A and B", "between A and B", "neither A nor B"); else None."""
+    named = sorted(
+        {p for p in parties if re.search(rf"\b{re.escape(p)}\b", claim)},
+        key=lambda p: (claim.index(p), -len(p), p),
+    )
+    if len(named) < 2:
+        return None
+    first, second = named[0], named[1]
+    between = claim[claim.index(first) + len(first) : claim.index(second)]
+    if first in second or second in first or _SYMMETRIC_JOIN.match(between):
+        return None
+    return swap_roles(claim, [first, second])
+
+
 def defined_parties(document: str) -> list[str]:
     """Names a contract defines for its parties: ("Licensee"), (the "Company") ..."""
     seen: dict[str, None] = {}
@@ -280,6 +318,8 @@ def _variant(
         return splice(claim, evidence, rng)
     if name == "fragment":
         return main_clause(claim)
+    if name == "parties":
+        return swap_acting_parties(claim, acting_parties(document, parties))
     raise ValueError(f"unknown claim edit {name!r}; known: {', '.join(CLAIM_EDITS)}")
 
 
