@@ -117,14 +117,19 @@ def change_number(claim: str, rng: random.Random) -> str | None:
     return claim[: target.start] + text + claim[target.end :]
 
 
-def swap_roles(claim: str, parties: Sequence[str]) -> str | None:
-    """The claim with the first two parties it names swapped, or None."""
-    named = sorted(
+def parties_in_order(claim: str, parties: Sequence[str]) -> list[str]:
+    """The ``parties`` the claim names, in the order it first names them."""
+    return sorted(
         {p for p in parties if re.search(rf"\b{re.escape(p)}\b", claim)},
         # Ties broken by name: "SINA" and "SINA Leju" start at the same place, and set
         # order differs between runs (string hashing is seeded per process).
         key=lambda p: (claim.index(p), -len(p), p),
     )
+
+
+def swap_roles(claim: str, parties: Sequence[str]) -> str | None:
+    """The claim with the first two parties it names swapped, or None."""
+    named = parties_in_order(claim, parties)
     if len(named) < 2:
         return None
     first, second = named[0], named[1]
@@ -234,10 +239,7 @@ def acting_parties(document: str, parties: Sequence[str]) -> list[str]:
 def swap_acting_parties(claim: str, parties: Sequence[str]) -> str | None:
     """The claim with its first two acting parties swapped, unless it joins them
     symmetrically ("A and B", "between A and B", "neither A nor B"); else None."""
-    named = sorted(
-        {p for p in parties if re.search(rf"\b{re.escape(p)}\b", claim)},
-        key=lambda p: (claim.index(p), -len(p), p),
-    )
+    named = parties_in_order(claim, parties)
     if len(named) < 2:
         return None
     first, second = named[0], named[1]
