@@ -21,17 +21,16 @@ from typing import Any
 from citeguard.evaluation.calibrate_scorer import CalibrationSettings
 from citeguard.evaluation.train_cross_encoder import ARCHITECTURES, KINDS, TrainSettings
 from citeguard.evaluation.train_pairs import PairSettings
-from citeguard.evaluation.verifier_pairs import CLAIM_EDITS
+from citeguard.evaluation.verifier_pairs import CLAIM_EDITS, check_claim_edits
 
 
 def edit_names(text: str) -> tuple[str, ...]:
     """``--claim-edits number,roles,...`` as a tuple of names (checked when pairs are built)."""
     names = tuple(name.strip() for name in text.split(",") if name.strip())
-    unknown = [name for name in names if name not in CLAIM_EDITS]
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown claim edit(s) {', '.join(unknown)}; known: {', '.join(CLAIM_EDITS)}"
-        )
+    try:
+        check_claim_edits(names)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
     return names
 
 

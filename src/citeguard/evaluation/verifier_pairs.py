@@ -90,6 +90,24 @@ _DEFINED_PARTY = re.compile(r"\(\s*(?:the\s+)?[\"“]([A-Z][A-Za-z&.\- ]{1,40})[
 
 
 @dataclass(frozen=True)
+class DocumentNames:
+    """The names a document's claims are edited with, found once per document (every
+    question of a document shares them)."""
+
+    parties: list[str]
+    """Its defined parties (:func:`defined_parties`): the ``roles`` swap."""
+    names: list[str]
+    """Its multi-word names (:func:`document_names`): the ``entity`` swap."""
+    acting: list[str]
+    """The parties that act in it (:func:`acting_parties`): the ``parties`` swap."""
+
+    @classmethod
+    def of(cls, document: str) -> DocumentNames:
+        parties = defined_parties(document)
+        return cls(parties, document_names(document), acting_parties(document, parties))
+
+
+@dataclass(frozen=True)
 class Claim:
     """One verifier example."""
 
@@ -264,15 +282,17 @@ def claims_for(
     rng: random.Random,
     max_claims: int = 2,
     claim_edits: Sequence[str] = PairSettings().claim_edits,
+    names: DocumentNames | None = None,
 ) -> list[Claim]:
     """The supported claims one answerable question gives, each with its variants
-    (``claim_edits``, drawn in the order of :data:`CLAIM_EDITS`)."""
+    (``claim_edits``, drawn in the order of :data:`CLAIM_EDITS`); ``names`` are the
+    document's (found here when not given)."""
     spans = [(s.start, s.end) for s in question.gold_spans if s.start is not None and s.end]
     spans = [(start, end) for start, end in spans if end is not None]
     holding = [p for p in passages if holds_gold(p, spans)]
     if not holding:
         return []
-    parties = defined_parties(document)
+    names = names or DocumentNames.of(document)
     others = [p for p in passages if p not in holding]
     doc = question.doc or ""
     out: list[Claim] = []
@@ -284,7 +304,7 @@ def claims_for(
         claim = sentences[0]
         out.append(Claim(claim, evidence.text, 1, "none", doc))
         for name in (e for e in CLAIM_EDITS if e in claim_edits):
-            edited = _variant(name, claim, evidence.text, document, parties, others, rng)
+            edited = _variant(name, claim, evidence.text, names, others, rng)
             if edited and edited != claim:
                 label = 1 if name in SUPPORTED_EDITS else 0
                 out.append(Claim(edited, evidence.text, label, name, doc))
@@ -295,8 +315,7 @@ def _variant(
     name: str,
     claim: str,
     evidence: str,
-    document: str,
-    parties: Sequence[str],
+    names: DocumentNames,
     others: Sequence[Passage],
     rng: random.Random,
 ) -> str | None:
@@ -304,7 +323,7 @@ def _variant(
     if name == "number":
         return change_number(claim, rng)
     if name == "roles":
-        return swap_roles(claim, parties)
+        return swap_roles(claim, names.parties)
     if name == "negation":
         return flip_negation(claim)
     if name == "relabel":
@@ -315,14 +334,24 @@ def _variant(
         other_sentences = [s.text for s in split_sentences(rng.choice(others).text)]
         return rng.choice(other_sentences) if other_sentences else None
     if name == "entity":
-        return swap_entity(claim, parties, document_names(document), rng)
+        return swap_entity(claim, names.parties, names.names, rng)
     if name == "splice":
         return splice(claim, evidence, rng)
     if name == "fragment":
         return main_clause(claim)
     if name == "parties":
-        return swap_acting_parties(claim, acting_parties(document, parties))
-    raise ValueError(f"unknown claim edit {name!r}; known: {', '.join(CLAIM_EDITS)}")
+        return swap_acting_parties(claim, names.acting)
+    check_claim_edits([name])
+    raise AssertionError(f"claim edit {name!r} is known but has no variant")
+
+
+def check_claim_edits(names: Sequence[str]) -> None:
+    """Raises ValueError naming the unknown edits among ``names`` and the known ones."""
+    unknown = [name for name in names if name not in CLAIM_EDITS]
+    if unknown:
+        raise ValueError(
+            f"unknown claim edits {', '.join(unknown)}; known: {', '.join(CLAIM_EDITS)}"
+        )
 
 
 def build_claims(
@@ -330,23 +359,21 @@ def build_claims(
 ) -> tuple[list[Claim], list[Claim]]:
     """(training claims, validation claims), split by document as the scorer's pairs are."""
     settings = settings or PairSettings()
-    unknown = set(settings.claim_edits) - set(CLAIM_EDITS)
-    if unknown:
-        raise ValueError(f"unknown claim edits {sorted(unknown)}; known: {', '.join(CLAIM_EDITS)}")
+    check_claim_edits(settings.claim_edits)
     root = Path(dataset)
     questions = [q for q in load_questions(root, unique_ids=False) if q.doc and q.answerable]
     validation_docs = validation_documents(questions, settings)
     folder = dataset_docs_dir(root)
     rng = random.Random(settings.seed)
-    texts: dict[str, tuple[str, list[Passage]]] = {}
+    texts: dict[str, tuple[str, list[Passage], DocumentNames]] = {}
     train: list[Claim] = []
     validation: list[Claim] = []
     for question in questions:
         doc = question.doc or ""
         if doc not in texts:
             text = (folder / doc).read_text(encoding="utf-8")
-            texts[doc] = (text, passages(text, settings.passage_words))
-        text, cut = texts[doc]
-        claims = claims_for(question, text, cut, rng, claim_edits=settings.claim_edits)
+            texts[doc] = (text, passages(text, settings.passage_words), DocumentNames.of(text))
+        text, cut, names = texts[doc]
+        claims = claims_for(question, text, cut, rng, claim_edits=settings.claim_edits, names=names)
         (validation if doc in validation_docs else train).extend(claims)
     return train, validation
