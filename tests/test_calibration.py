@@ -20,7 +20,6 @@ from citeguard.evaluation.calibrate_scorer import (
     JudgedQuote,
     QuestionScore,
     calibrate_scorer,
-    fit_passage_answer,
     fit_passage_answer_threshold,
     fit_question_thresholds,
     judge_passage_answers,
@@ -42,7 +41,6 @@ class KeywordScorer:
     threshold = 0.5
     recall_threshold = 0.1
     passage_answer_threshold = 0.5
-    passage_relevance_threshold = None
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         return np.array([0.9 if "governed" in passage else 0.2 for _, passage in pairs])
@@ -153,32 +151,6 @@ def test_passage_answer_threshold_spends_the_budget_on_what_the_check_keeps() ->
     assert fit_passage_answer_threshold([], 10, 0.85, settings, 0.5) == 0.85
 
 
-def test_a_stricter_check_on_the_quote_lets_the_passage_answer_start_lower() -> None:
-    judged = [
-        quote(0.9, 0.9),
-        quote(0.8, 0.9),
-        quote(0.7, 0.6, answerable=False),  # a false answer the checks up to 0.6 keep
-        quote(0.6, 0.68),
-        quote(0.5, 0.6, answerable=False),  # a second one: over the budget
-        quote(0.4, 0.95),
-        quote(0.3, 0.7, right=False),  # a wrong passage the 0.65 and 0.7 checks keep
-        quote(0.2, 0.66),
-    ]
-    settings = CalibrationSettings(max_false_answer_share=0.1, min_precision=0.6)
-    # Ten unanswerable questions: the budget is one false answer. At the run's 0.5 the
-    # second false answer stops the scan at 0.6, with three right answers.
-    assert fit_passage_answer_threshold(judged, 10, 0.85, settings, 0.5) == 0.6
-    # From 0.65 the check refuses both false answers, so drafting can start from the
-    # lowest score: five right answers (and the wrong passage). At 0.7, three.
-    fit = fit_passage_answer(judged, 10, 0.85, settings, 0.5)
-    assert (fit.threshold, fit.relevance_threshold, fit.right, fit.false) == (0.2, 0.65, 5, 0)
-    # Never below the run's own check: the grid starts there.
-    assert fit_passage_answer(judged, 10, 0.85, settings, 0.8).relevance_threshold >= 0.8
-    # Ties in right answers go to the stricter check.
-    only_sure = [quote(0.9, 0.99), quote(0.3, 0.99)]
-    assert fit_passage_answer(only_sure, 10, 0.85, settings, 0.5).relevance_threshold == 0.95
-
-
 def test_judged_passage_answers_are_the_graphs_quotes_of_questions_over_the_floor() -> None:
     clause = "This Agreement shall be governed by the laws of the State of Texas."
     sources = ["Payments are due within thirty days. " * 3, "Notices in writing. " + clause]
@@ -253,10 +225,6 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     written = CrossEncoder(trained / "model")
     assert written.passage_answer_threshold == judged["passage_answer_threshold"]
     assert written.passage_answer_threshold <= written.threshold
-    # Every quote is judged 0.9: the stricter checks refuse nothing, so the tie goes to
-    # the strictest one that keeps them all.
-    assert written.passage_relevance_threshold == judged["passage_relevance_threshold"] == 0.9
-    assert after.passage_relevance_threshold is None  # --no-judge-quotes fitted none
     details = json.loads((tmp_path / "judged" / "calibration.json").read_text())
     assert len(details["judged_quotes"]) == judged["passage_answers"]["judged"]
 

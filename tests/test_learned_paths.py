@@ -35,7 +35,6 @@ class KeywordScorer:
         low: float = 0.05,
         threshold: float = 0.8,
         passage_answer_threshold: float | None = None,
-        passage_relevance_threshold: float | None = None,
     ) -> None:
         self.keyword, self.high, self.low = keyword, high, low
         self.threshold = threshold
@@ -43,7 +42,6 @@ class KeywordScorer:
         self.passage_answer_threshold = (
             threshold if passage_answer_threshold is None else passage_answer_threshold
         )
-        self.passage_relevance_threshold = passage_relevance_threshold
         self.pairs: list[tuple[str, str]] = []
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -130,33 +128,6 @@ def test_the_passage_answer_is_drafted_from_its_own_threshold_when_its_quote_is_
         result, _ = run([REFUSAL], scorer, scorer_answer=True, **unjudged)
         assert result["status"] == "refused", unjudged
         assert result["refusal_reason"] == "model_refused"
-
-
-def test_the_quote_must_reach_the_relevance_fitted_with_the_passage_answer_threshold() -> None:
-    """Calibration fits the passage answer's threshold together with a stricter relevance
-    minimum for its quote; that minimum applies to the passage answer only, and only with
-    the check it was fitted with (the local model reading the quote)."""
-
-    def run_judged(
-        replies: list[str], fitted: float | None, relevance: float, **context: Any
-    ) -> dict:
-        resources = fake_resources(replies)
-        resources._evidence_scorer = KeywordScorer(
-            "rent", high=0.7, passage_answer_threshold=0.6, passage_relevance_threshold=fitted
-        )
-        resources._relevance = lambda question, evidence: relevance
-        return compile_graph(resources).invoke(
-            {"question": RENT_Q}, context=Context(scorer_answer=True, **context)
-        )
-
-    assert run_judged([REFUSAL], None, 0.6)["status"] == "answered"  # the run's 0.5
-    refused = run_judged([REFUSAL], 0.65, 0.6)
-    assert (refused["status"], refused["refusal_reason"]) == ("refused", "validation_failed")
-    assert run_judged([REFUSAL], 0.65, 0.7)["status"] == "answered"
-    # It never lowers the run's own threshold.
-    assert run_judged([REFUSAL], 0.65, 0.7, judge_threshold=0.75)["status"] == "refused"
-    # The model's own answer is checked at the run's threshold, not the quote's.
-    assert run_judged([GOOD], 0.65, 0.6)["status"] == "answered"
 
 
 def test_a_passage_answer_that_fails_validation_is_refused_without_its_text() -> None:

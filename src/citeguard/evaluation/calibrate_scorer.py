@@ -87,9 +87,6 @@ class CalibrationSettings:
     min_precision: float = 0.6
     """Guards against a split with few or easy unanswerable questions."""
     floor_keep: float = 0.95
-    relevance_step: float = 0.05
-    """The passage answer's relevance minimum is fitted on a grid from the run's
-    ``judge_threshold`` up to 0.95 in these steps."""
     seed: int = 13
     scorer_rerank: bool = Context.scorer_rerank
     """Ask with the hits reranked by the scorer before the sources are chosen, as a graph
@@ -247,50 +244,6 @@ def fit_passage_answer_threshold(
     return chosen
 
 
-@dataclass(frozen=True)
-class PassageAnswerFit:
-    """Where the passage answer is drafted from, and what its quote must then reach."""
-
-    threshold: float
-    """The lowest best-passage score from which it is drafted."""
-    relevance_threshold: float
-    """The relevance check's minimum on its quote."""
-    right: int
-    false: int
-
-
-def fit_passage_answer(
-    judged: Sequence[JudgedQuote],
-    unanswerable: int,
-    ceiling: float,
-    settings: CalibrationSettings,
-    judge_threshold: float,
-) -> PassageAnswerFit:
-    """The passage answer threshold and its quote's relevance minimum, fitted together.
-
-    A stricter check on the quote lets the passage answer be drafted from lower scores
-    within the same false-answer budget: for each relevance minimum on the grid (from
-    ``judge_threshold``, never below it), :func:`fit_passage_answer_threshold` finds the
-    lowest safe score; the pair that delivers the most right answers wins (ties: fewer false
-    answers, then the stricter check).
-    """
-    fits: list[PassageAnswerFit] = []
-    steps = int(round((0.95 - judge_threshold) / settings.relevance_step, 9))
-    for step in range(max(steps, 0) + 1):
-        relevance = round(judge_threshold + step * settings.relevance_step, 6)
-        at = fit_passage_answer_threshold(judged, unanswerable, ceiling, settings, relevance)
-        kept = delivered_quotes(judged, at, relevance)
-        fits.append(
-            PassageAnswerFit(
-                threshold=at,
-                relevance_threshold=relevance,
-                right=sum(q.best_passage_answers for q in kept),
-                false=sum(not q.answerable for q in kept),
-            )
-        )
-    return max(fits, key=lambda f: (f.right, -f.false, f.relevance_threshold))
-
-
 def judge_passage_answers(
     questions: Sequence[Question],
     rows: Sequence[QuestionScore],
@@ -326,12 +279,7 @@ def judge_passage_answers(
     return judged
 
 
-THRESHOLD_KEYS = (
-    "threshold",
-    "recall_threshold",
-    "passage_answer_threshold",
-    "passage_relevance_threshold",
-)
+THRESHOLD_KEYS = ("threshold", "recall_threshold", "passage_answer_threshold")
 """The fitted thresholds, written at the top of ``model.json``."""
 
 
@@ -341,15 +289,15 @@ def passage_answer_summary(
     threshold: float,
     settings: CalibrationSettings,
 ) -> dict[str, Any]:
-    """The passage answer threshold and its quote's relevance minimum fitted on
-    ``judged``, and what they do on them (against the answer threshold with the run's
-    relevance threshold, the passage answer without a fit)."""
+    """The passage answer threshold fitted on ``judged``, and what it does on them."""
     judge_threshold = Context().judge_threshold
     unanswerable = sum(not r.answerable for r in rows)
-    fitted = fit_passage_answer(judged, unanswerable, threshold, settings, judge_threshold)
+    fitted = fit_passage_answer_threshold(
+        judged, unanswerable, threshold, settings, judge_threshold
+    )
 
-    def delivered(at: float, relevance: float) -> dict[str, Any]:
-        kept = delivered_quotes(judged, at, relevance)
+    def delivered(at: float) -> dict[str, Any]:
+        kept = delivered_quotes(judged, at, judge_threshold)
         return {
             "answers": len(kept),
             "right": sum(q.best_passage_answers for q in kept),
@@ -359,13 +307,12 @@ def passage_answer_summary(
         }
 
     return {
-        "passage_answer_threshold": fitted.threshold,
-        "passage_relevance_threshold": fitted.relevance_threshold,
+        "passage_answer_threshold": fitted,
         "passage_answers": {
             "judged": len(judged),
             "judge_threshold": judge_threshold,
-            "at_answer_threshold": delivered(threshold, judge_threshold),
-            "at_passage_answer_threshold": delivered(fitted.threshold, fitted.relevance_threshold),
+            "at_answer_threshold": delivered(threshold),
+            "at_passage_answer_threshold": delivered(fitted),
         },
     }
 
@@ -500,7 +447,6 @@ def calibrate_scorer(
             "recall_threshold": fitted["recall_threshold"],
             # Absent without a quote judge: the scorer then drafts at the answer threshold.
             "passage_answer_threshold": fitted.get("passage_answer_threshold"),
-            "passage_relevance_threshold": fitted.get("passage_relevance_threshold"),
             "question_calibration": {k: v for k, v in result.items() if k not in THRESHOLD_KEYS},
         },
     )

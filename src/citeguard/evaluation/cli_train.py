@@ -295,8 +295,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     print(f"under the floor: {result['under_floor']}; details: {args.out}/calibration.json")
     if "passage_answer_threshold" in result:
         print(
-            f"passage answer threshold {result['passage_answer_threshold']:.3f}, its quote's "
-            f"relevance at least {result['passage_relevance_threshold']:.2f}: "
+            f"passage answer threshold {result['passage_answer_threshold']:.3f}: "
             f"{result['passage_answers']}"
         )
     return 0

@@ -42,12 +42,6 @@ class PairScorer(Protocol):
         its quote (``citeguard calibrate`` fits it with that check); ``threshold`` if none."""
         ...
 
-    @property
-    def passage_relevance_threshold(self) -> float | None:
-        """The relevance check's minimum on a passage answer's quote, fitted together with
-        ``passage_answer_threshold`` (None: the run's ``judge_threshold``)."""
-        ...
-
 
 @dataclass(frozen=True)
 class BestPassage:
@@ -107,10 +101,6 @@ class CachedPairScorer:
     @property
     def passage_answer_threshold(self) -> float:
         return self.scorer.passage_answer_threshold
-
-    @property
-    def passage_relevance_threshold(self) -> float | None:
-        return self.scorer.passage_relevance_threshold
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._known))

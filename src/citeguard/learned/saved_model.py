@@ -114,10 +114,3 @@ class DescribedThresholds:
         (``threshold`` if calibration fitted none)."""
         value = self.description.get("passage_answer_threshold")
         return self.threshold if value is None else float(value)
-
-    @property
-    def passage_relevance_threshold(self) -> float | None:
-        """The relevance check's minimum on a passage answer's quote, fitted with the
-        passage answer threshold (None if calibration fitted none: the run's own)."""
-        value = self.description.get("passage_relevance_threshold")
-        return None if value is None else float(value)

@@ -48,9 +48,6 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
                 settings,
                 quotes_are_supported=True,
                 relevance_reads_answer=ctx.passage_relevance_reads_quote,
-                relevance_threshold=passage_relevance_threshold(
-                    resources, ctx, settings.relevance_threshold
-                ),
             )
         emit(runtime, {"event": "validating", "attempt": state.get("attempts", 0)})
         started = time.perf_counter()
@@ -103,18 +100,3 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         return update
 
     return validate
-
-
-def passage_relevance_threshold(resources: Resources, ctx: Context, run_threshold: float) -> float:
-    """The relevance check's minimum for a passage answer's quote.
-
-    The scorer's calibration fits the passage answer's threshold together with the minimum
-    relevance its quote must reach (drafting from lower scores is safe only when the check
-    asks more of the quote). That fitted minimum holds for the check it was fitted with, the
-    local model reading the quote; it never lowers the run's own threshold.
-    """
-    if not ctx.judges_passage_quote():
-        return run_threshold
-    scorer = resources.evidence_scorer()
-    fitted = scorer.passage_relevance_threshold if scorer is not None else None
-    return run_threshold if fitted is None else max(run_threshold, fitted)
