@@ -22,6 +22,7 @@ from citeguard.evaluation.calibrate_scorer import (
     calibrate_scorer,
     fit_passage_answer_threshold,
     fit_question_thresholds,
+    fit_weak_passage_relevance,
     judge_passage_answers,
     passage_holds_gold,
     question_sources,
@@ -41,6 +42,7 @@ class KeywordScorer:
     threshold = 0.5
     recall_threshold = 0.1
     passage_answer_threshold = 0.5
+    weak_passage_relevance_threshold = None
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         return np.array([0.9 if "governed" in passage else 0.2 for _, passage in pairs])
@@ -151,6 +153,30 @@ def test_passage_answer_threshold_spends_the_budget_on_what_the_check_keeps() ->
     assert fit_passage_answer_threshold([], 10, 0.85, settings, 0.5) == 0.85
 
 
+def test_weaker_passages_answer_from_the_lowest_relevance_that_keeps_the_budget() -> None:
+    judged = [
+        quote(0.9, 0.6),
+        quote(0.8, 0.6, answerable=False),  # the strong passages' one false answer
+        quote(0.5, 0.97),  # weak passages (under 0.7) from here
+        quote(0.45, 0.92),
+        quote(0.4, 0.86, answerable=False),  # a second false answer: over the budget
+        quote(0.35, 0.83),
+        quote(0.3, 0.75),
+    ]
+    settings = CalibrationSettings(max_false_answer_share=0.1, min_precision=0.6)
+    # Ten unanswerable questions: one false answer allowed, spent by the strong passages.
+    # The scan down from 0.95 stops at 0.85, which would let the second one through.
+    assert fit_weak_passage_relevance(judged, 10, 0.7, settings, 0.5) == 0.9
+    # With room for two, it goes on to where the next false answer would come (none
+    # does): every minimum down to the run's threshold passes.
+    roomy = CalibrationSettings(max_false_answer_share=0.2, min_precision=0.6)
+    assert fit_weak_passage_relevance(judged, 10, 0.7, roomy, 0.5) == 0.5
+    # No weak passage may answer when even the strictest check lets a false one through.
+    sure_and_wrong = [quote(0.9, 0.6), quote(0.8, 0.6, answerable=False)]
+    sure_and_wrong.append(quote(0.5, 0.99, answerable=False))
+    assert fit_weak_passage_relevance(sure_and_wrong, 10, 0.7, settings, 0.5) is None
+
+
 def test_judged_passage_answers_are_the_graphs_quotes_of_questions_over_the_floor() -> None:
     clause = "This Agreement shall be governed by the laws of the State of Texas."
     sources = ["Payments are due within thirty days. " * 3, "Notices in writing. " + clause]
@@ -225,6 +251,10 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     written = CrossEncoder(trained / "model")
     assert written.passage_answer_threshold == judged["passage_answer_threshold"]
     assert written.passage_answer_threshold <= written.threshold
+    fitted = judged["weak_passage_relevance_threshold"]
+    assert written.weak_passage_relevance_threshold == fitted
+    assert fitted is None or 0.5 <= fitted <= 0.95
+    assert after.weak_passage_relevance_threshold is None  # --no-judge-quotes fitted none
     details = json.loads((tmp_path / "judged" / "calibration.json").read_text())
     assert len(details["judged_quotes"]) == judged["passage_answers"]["judged"]
 

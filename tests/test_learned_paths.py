@@ -35,6 +35,7 @@ class KeywordScorer:
         low: float = 0.05,
         threshold: float = 0.8,
         passage_answer_threshold: float | None = None,
+        weak_passage_relevance_threshold: float | None = None,
     ) -> None:
         self.keyword, self.high, self.low = keyword, high, low
         self.threshold = threshold
@@ -42,6 +43,7 @@ class KeywordScorer:
         self.passage_answer_threshold = (
             threshold if passage_answer_threshold is None else passage_answer_threshold
         )
+        self.weak_passage_relevance_threshold = weak_passage_relevance_threshold
         self.pairs: list[tuple[str, str]] = []
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -128,6 +130,51 @@ def test_the_passage_answer_is_drafted_from_its_own_threshold_when_its_quote_is_
         result, _ = run([REFUSAL], scorer, scorer_answer=True, **unjudged)
         assert result["status"] == "refused", unjudged
         assert result["refusal_reason"] == "model_refused"
+
+
+def test_a_weaker_passage_answers_only_when_the_check_is_sure_of_its_quote() -> None:
+    """Calibration may fit a stricter relevance minimum for passages scored between the
+    refusal floor (0.3 here) and the passage answer threshold (0.6): such a passage's quote
+    answers only when the local model's check reaches it; a strong passage's quote needs
+    only the run's threshold (0.5)."""
+
+    def run_judged(score: float, weak: float | None, relevance: float, **context: Any) -> dict:
+        resources = fake_resources([REFUSAL])
+        resources._evidence_scorer = KeywordScorer(
+            "rent",
+            high=score,
+            passage_answer_threshold=0.6,
+            weak_passage_relevance_threshold=weak,
+        )
+        resources._relevance = lambda question, evidence: relevance
+        return compile_graph(resources).invoke(
+            {"question": RENT_Q}, context=Context(scorer_answer=True, **context)
+        )
+
+    def outcome(result: dict) -> tuple[str, str | None]:
+        return result["status"], result["refusal_reason"]
+
+    # A weak passage (0.45): not drafted without a fitted minimum; with one, its quote
+    # answers at 0.9 and is refused at 0.7, which a strong passage's quote passes.
+    assert outcome(run_judged(0.45, None, 0.9)) == ("refused", "model_refused")
+    answered = run_judged(0.45, 0.8, 0.9)
+    assert answered["status"] == "answered"
+    assert "first day of each month [1]." in answered["answer"]
+    assert outcome(run_judged(0.45, 0.8, 0.7)) == ("refused", "validation_failed")
+    assert run_judged(0.7, 0.8, 0.7)["status"] == "answered"
+    # Under the floor nothing is drafted; nor from a weak passage without the local
+    # model's check on the quote, which the minimum was fitted with.
+    unchecked = run_judged(0.25, 0.8, 0.9, scorer_sufficiency=False)
+    assert outcome(unchecked) == ("refused", "model_refused")
+    assert outcome(run_judged(0.45, 0.8, 0.9, validation_level="strict")) == (
+        "refused",
+        "model_refused",
+    )
+    # The fitted minimum never lowers the run's own threshold.
+    assert outcome(run_judged(0.45, 0.6, 0.7, judge_threshold=0.75)) == (
+        "refused",
+        "validation_failed",
+    )
 
 
 def test_a_passage_answer_that_fails_validation_is_refused_without_its_text() -> None:

@@ -87,6 +87,8 @@ class CalibrationSettings:
     min_precision: float = 0.6
     """Guards against a split with few or easy unanswerable questions."""
     floor_keep: float = 0.95
+    relevance_step: float = 0.05
+    """The weaker passages' relevance minimum is scanned down from 0.95 in these steps."""
     seed: int = 13
     scorer_rerank: bool = Context.scorer_rerank
     """Ask with the hits reranked by the scorer before the sources are chosen, as a graph
@@ -244,6 +246,39 @@ def fit_passage_answer_threshold(
     return chosen
 
 
+def fit_weak_passage_relevance(
+    judged: Sequence[JudgedQuote],
+    unanswerable: int,
+    passage_threshold: float,
+    settings: CalibrationSettings,
+    judge_threshold: float,
+) -> float | None:
+    """The relevance minimum at which quotes of passages scored under the passage answer
+    threshold (but over the floor, where every judged quote is) may answer too; None when
+    none may.
+
+    The passage answers over ``passage_threshold`` at the run's ``judge_threshold`` are
+    delivered as before; the quotes of weaker passages are added from the strictest check
+    (0.95) down, stopping at the first minimum at which all of them together break the
+    false-answer budget or the precision guard. A weak passage's quote that the check is
+    sure of answers; one it half believes does not.
+    """
+    strong = delivered_quotes(judged, passage_threshold, judge_threshold)
+    weak = [q for q in judged if q.best_score < passage_threshold]
+    budget = settings.max_false_answer_share * unanswerable
+    chosen: float | None = None
+    steps = int(round((0.95 - judge_threshold) / settings.relevance_step, 9))
+    for step in range(max(steps, 0) + 1):
+        relevance = round(0.95 - step * settings.relevance_step, 6)
+        kept = strong + [q for q in weak if q.relevance >= relevance]
+        false = sum(not q.answerable for q in kept)
+        right = sum(q.best_passage_answers for q in kept)
+        if false > budget or (kept and right / len(kept) < settings.min_precision):
+            break
+        chosen = relevance
+    return chosen
+
+
 def judge_passage_answers(
     questions: Sequence[Question],
     rows: Sequence[QuestionScore],
@@ -279,7 +314,12 @@ def judge_passage_answers(
     return judged
 
 
-THRESHOLD_KEYS = ("threshold", "recall_threshold", "passage_answer_threshold")
+THRESHOLD_KEYS = (
+    "threshold",
+    "recall_threshold",
+    "passage_answer_threshold",
+    "weak_passage_relevance_threshold",
+)
 """The fitted thresholds, written at the top of ``model.json``."""
 
 
@@ -295,9 +335,12 @@ def passage_answer_summary(
     fitted = fit_passage_answer_threshold(
         judged, unanswerable, threshold, settings, judge_threshold
     )
+    weak = fit_weak_passage_relevance(judged, unanswerable, fitted, settings, judge_threshold)
 
-    def delivered(at: float) -> dict[str, Any]:
+    def delivered(at: float, weak_relevance: float | None = None) -> dict[str, Any]:
         kept = delivered_quotes(judged, at, judge_threshold)
+        if weak_relevance is not None:
+            kept += [q for q in judged if q.best_score < at and q.relevance >= weak_relevance]
         return {
             "answers": len(kept),
             "right": sum(q.best_passage_answers for q in kept),
@@ -308,11 +351,13 @@ def passage_answer_summary(
 
     return {
         "passage_answer_threshold": fitted,
+        "weak_passage_relevance_threshold": weak,
         "passage_answers": {
             "judged": len(judged),
             "judge_threshold": judge_threshold,
             "at_answer_threshold": delivered(threshold),
             "at_passage_answer_threshold": delivered(fitted),
+            "with_weak_passages": delivered(fitted, weak),
         },
     }
 
@@ -447,6 +492,7 @@ def calibrate_scorer(
             "recall_threshold": fitted["recall_threshold"],
             # Absent without a quote judge: the scorer then drafts at the answer threshold.
             "passage_answer_threshold": fitted.get("passage_answer_threshold"),
+            "weak_passage_relevance_threshold": fitted.get("weak_passage_relevance_threshold"),
             "question_calibration": {k: v for k, v in result.items() if k not in THRESHOLD_KEYS},
         },
     )

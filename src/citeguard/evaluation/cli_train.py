@@ -295,7 +295,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     print(f"under the floor: {result['under_floor']}; details: {args.out}/calibration.json")
     if "passage_answer_threshold" in result:
         print(
-            f"passage answer threshold {result['passage_answer_threshold']:.3f}: "
+            f"passage answer threshold {result['passage_answer_threshold']:.3f}, weaker "
+            f"passages' quotes from relevance {result['weak_passage_relevance_threshold']}: "
             f"{result['passage_answers']}"
         )
     return 0

@@ -47,6 +47,39 @@ class AnswerScores:
         return {**record, "answer_score": best.score, "answer_passage": [best.start, best.end]}
 
 
+def drafting_threshold(scorer: PairScorer, judges_quote: bool) -> float:
+    """The lowest best-passage score from which the passage answer is drafted.
+
+    Without the local model's relevance check on the quote (``judges_quote`` false) the
+    passage must reach the answer threshold. With it, the passage answer threshold, or the
+    refusal floor when calibration fitted a stricter check for weaker passages
+    (:func:`quote_relevance_threshold`).
+    """
+    if not judges_quote:
+        return scorer.threshold
+    if scorer.weak_passage_relevance_threshold is not None:
+        return min(scorer.recall_threshold, scorer.passage_answer_threshold)
+    return scorer.passage_answer_threshold
+
+
+def quote_relevance_threshold(
+    scorer: PairScorer | None, passage_score: float, run_threshold: float, judges_quote: bool
+) -> float:
+    """The relevance the check must give a passage answer's quote.
+
+    The run's own threshold, except for a passage scored under the passage answer
+    threshold (drafted from the refusal floor, see :func:`drafting_threshold`): its quote
+    must reach the stricter minimum that calibration fitted for such passages, never less
+    than the run's own.
+    """
+    weak = scorer.weak_passage_relevance_threshold if scorer is not None else None
+    if not judges_quote or weak is None or scorer is None:
+        return run_threshold
+    if passage_score >= scorer.passage_answer_threshold:
+        return run_threshold
+    return max(run_threshold, weak)
+
+
 def answering_passage(
     evidence: Sequence[dict[str, Any]], threshold: float
 ) -> dict[str, Any] | None:

@@ -88,7 +88,8 @@ class State(InputState, OutputState, total=False):  # type: ignore[misc]
     """The sufficiency check's measurements and decision."""
     answering_passage: dict[str, Any] | None
     """With ``scorer_answer``: the sources' passage that the evidence scorer rates highest,
-    when it reaches the scorer's answer threshold (its source number ``source``, offsets
+    when it reaches the score the passage answer is drafted from
+    (``passage_scores.drafting_threshold``; its source number ``source``, offsets
     ``start``/``end`` in that source's text, ``score``); what the passage answer quotes."""
     passage_answered: bool
     """Whether the answer from the scorer's passage has been tried for this question."""

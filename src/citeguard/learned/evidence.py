@@ -42,6 +42,13 @@ class PairScorer(Protocol):
         its quote (``citeguard calibrate`` fits it with that check); ``threshold`` if none."""
         ...
 
+    @property
+    def weak_passage_relevance_threshold(self) -> float | None:
+        """The relevance the check must give the quote of a passage scored between the
+        refusal floor and ``passage_answer_threshold``, for the passage answer to be drafted
+        from such weaker passages too (None: it is not)."""
+        ...
+
 
 @dataclass(frozen=True)
 class BestPassage:
@@ -101,6 +108,10 @@ class CachedPairScorer:
     @property
     def passage_answer_threshold(self) -> float:
         return self.scorer.passage_answer_threshold
+
+    @property
+    def weak_passage_relevance_threshold(self) -> float | None:
+        return self.scorer.weak_passage_relevance_threshold
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._known))

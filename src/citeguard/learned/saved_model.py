@@ -114,3 +114,10 @@ class DescribedThresholds:
         (``threshold`` if calibration fitted none)."""
         value = self.description.get("passage_answer_threshold")
         return self.threshold if value is None else float(value)
+
+    @property
+    def weak_passage_relevance_threshold(self) -> float | None:
+        """The relevance a weaker passage's quote must reach (None if calibration fitted
+        none: the passage answer is drafted from ``passage_answer_threshold`` only)."""
+        value = self.description.get("weak_passage_relevance_threshold")
+        return None if value is None else float(value)

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from citeguard.graph.acceptance import VALIDATED, Acceptance
 from citeguard.graph.context import Context, context_of
 from citeguard.graph.nodes.common import emit, hit_to_evidence
-from citeguard.graph.passage_scores import AnswerScores, answering_passage
+from citeguard.graph.passage_scores import AnswerScores, answering_passage, drafting_threshold
 from citeguard.graph.resources import Resources
 from citeguard.graph.sources import retrieve_sources
 from citeguard.graph.state import State
@@ -42,10 +42,7 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         retrieved = [scored.annotated(hit_to_evidence(hit)) for hit in hits]
         evidence = [scored.annotated(hit_to_evidence(hit)) for hit in sources]
         answering = (
-            answering_passage(
-                evidence,
-                scorer.passage_answer_threshold if ctx.judges_passage_quote() else scorer.threshold,
-            )
+            answering_passage(evidence, drafting_threshold(scorer, ctx.judges_passage_quote()))
             if scorer is not None and ctx.scorer_answer
             else None
         )

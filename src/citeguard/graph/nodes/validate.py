@@ -22,6 +22,7 @@ from citeguard.graph.nodes.common import (
     public_validation,
     redact_verdict,
 )
+from citeguard.graph.passage_scores import quote_relevance_threshold
 from citeguard.graph.resources import Resources
 from citeguard.graph.state import State
 from citeguard.validate.validator import validate_answer
@@ -48,6 +49,12 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
                 settings,
                 quotes_are_supported=True,
                 relevance_reads_answer=ctx.passage_relevance_reads_quote,
+                relevance_threshold=quote_relevance_threshold(
+                    resources.evidence_scorer(),
+                    float((state.get("answering_passage") or {}).get("score", 0.0)),
+                    settings.relevance_threshold,
+                    ctx.judges_passage_quote(),
+                ),
             )
         emit(runtime, {"event": "validating", "attempt": state.get("attempts", 0)})
         started = time.perf_counter()
