@@ -4,7 +4,9 @@ Also the fallback when the shipped weights cannot load (one warning)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -187,6 +189,10 @@ def test_a_passage_answer_that_fails_validation_is_refused_without_its_text() ->
     assert result["status"] == "refused"
     assert result["refusal_reason"] == "validation_failed"
     assert "1,250" not in str(result)
+    # Its sentences' verdicts stay, without what it wrote: no words, no citations.
+    sentences = result["validation"]["sentences"]
+    assert sentences and all(s["supported"] is not None for s in sentences)
+    assert not re.search(r"\[\d+\]", json.dumps(result)), "a citation of the draft leaked"
 
 
 def test_the_passage_answers_relevance_is_asked_of_its_quote_when_set() -> None:

@@ -115,7 +115,9 @@ class Context:
         metadata=_doc(
             "When the model refuses, or its answers fail validation, while a source has a "
             "passage that the evidence scorer rates at least its answer threshold: answer with "
-            "that passage's own sentences, cited and validated like any answer."
+            "that passage's own sentences, cited and validated like any answer. With the local "
+            "model's relevance check on the quote, from the thresholds calibration fitted with "
+            "it (a weaker passage's quote must then satisfy a stricter check)."
         ),
     )
     min_dense_score: float = field(

@@ -215,18 +215,32 @@ def redact_verdict(verdict: dict[str, Any]) -> dict[str, Any]:
     return redacted
 
 
+UNDELIVERED_SENTENCE_KEYS = (
+    "text",
+    "start",
+    "end",
+    "markers",
+    "cited_sources",
+    "repaired_citation",
+)
+"""What a refused candidate's sentence verdicts lose: its words, where they stood, and the
+citations it wrote (markers such as "[2]" and the sources they name)."""
+
+
 def public_validation(state: State, delivered: bool) -> dict[str, Any]:
     """The validation summary a client sees.
 
-    For a refused run the verdicts of the last candidate are kept (reasons and scores), but
-    never its text: no part of an answer that failed validation leaves the graph.
+    For a refused run the verdicts of the last candidate's sentences are kept (supported,
+    reasons, scores), but nothing of what it wrote (``UNDELIVERED_SENTENCE_KEYS``): no part
+    of an answer that failed validation leaves the graph.
     """
     verdict = dict(state.get("last_validation") or {})
     sentences = []
     for sentence in verdict.get("sentences", []):
         item = dict(sentence)
         if not delivered:
-            item.pop("text", None)
+            for key in UNDELIVERED_SENTENCE_KEYS:
+                item.pop(key, None)
         sentences.append(item)
     verdict.pop("feedback", None)
     verdict["sentences"] = sentences
