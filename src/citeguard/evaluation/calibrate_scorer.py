@@ -219,6 +219,16 @@ def delivered_quotes(
     return [q for q in judged if q.best_score >= at and q.relevance >= judge_threshold]
 
 
+def within_bounds(
+    kept: Sequence[JudgedQuote], budget: float, settings: CalibrationSettings
+) -> bool:
+    """Whether delivering ``kept`` answers at most ``budget`` unanswerable questions and
+    its answers' passages hold gold at least ``settings.min_precision`` of the time."""
+    false = sum(not q.answerable for q in kept)
+    right = sum(q.best_passage_answers for q in kept)
+    return false <= budget and not (kept and right / len(kept) < settings.min_precision)
+
+
 def fit_passage_answer_threshold(
     judged: Sequence[JudgedQuote],
     unanswerable: int,
@@ -237,10 +247,7 @@ def fit_passage_answer_threshold(
     budget = settings.max_false_answer_share * unanswerable
     scores = sorted({q.best_score for q in judged if q.best_score < ceiling}, reverse=True)
     for score in scores:
-        kept = delivered_quotes(judged, score, judge_threshold)
-        false = sum(not q.answerable for q in kept)
-        right = sum(q.best_passage_answers for q in kept)
-        if false > budget or (kept and right / len(kept) < settings.min_precision):
+        if not within_bounds(delivered_quotes(judged, score, judge_threshold), budget, settings):
             break
         chosen = score
     return chosen
@@ -270,10 +277,9 @@ def fit_weak_passage_relevance(
     steps = int(round((0.95 - judge_threshold) / settings.relevance_step, 9))
     for step in range(max(steps, 0) + 1):
         relevance = round(0.95 - step * settings.relevance_step, 6)
-        kept = strong + [q for q in weak if q.relevance >= relevance]
-        false = sum(not q.answerable for q in kept)
-        right = sum(q.best_passage_answers for q in kept)
-        if false > budget or (kept and right / len(kept) < settings.min_precision):
+        if not within_bounds(
+            strong + [q for q in weak if q.relevance >= relevance], budget, settings
+        ):
             break
         chosen = relevance
     return chosen
