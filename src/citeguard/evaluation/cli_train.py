@@ -4,7 +4,8 @@ whole questions (:mod:`citeguard.evaluation.calibrate_scorer`).
 
 Any dataset in the project's format works (``docs/`` + ``questions.jsonl`` with gold
 character spans; ``categories.json`` adds wordings), so a user with labelled questions over
-their own documents can train their own scorer. Defaults come from
+their own documents, or questions ``citeguard synthesize`` wrote for them, can train their
+own scorer; several datasets are trained on together. Defaults come from
 :class:`~citeguard.evaluation.train_pairs.PairSettings` and
 :class:`~citeguard.evaluation.train_cross_encoder.TrainSettings`.
 """
@@ -76,7 +77,13 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="train the evidence scorer or the support verifier on a labelled dataset",
         description=__doc__.split("\n\n")[1].replace("\n", " ") if __doc__ else None,
     )
-    p.add_argument("dataset", metavar="DATASET", help="folder with docs/ and questions.jsonl")
+    p.add_argument(
+        "dataset",
+        metavar="DATASET",
+        nargs="+",
+        help="folder with docs/ and questions.jsonl; several are trained on together, each "
+        "split by its own documents (e.g. a labelled set and one `citeguard synthesize` wrote)",
+    )
     p.add_argument("--out", required=True, metavar="DIR", help="where the weights and report go")
     p.add_argument(
         "--kind",

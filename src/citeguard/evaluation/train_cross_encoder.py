@@ -163,10 +163,34 @@ class TextPair:
     doc: str
 
 
+Datasets = str | Path | Sequence[str | Path]
+"""One dataset folder, or several whose pairs are trained on together."""
+
+
+def dataset_folders(datasets: Datasets) -> list[Path]:
+    """The dataset folders of ``datasets``, in order."""
+    if isinstance(datasets, str | Path):
+        return [Path(datasets)]
+    return [Path(d) for d in datasets]
+
+
 def text_pairs(
-    dataset: str | Path, kind: Kind, settings: PairSettings
+    datasets: Datasets, kind: Kind, settings: PairSettings
 ) -> tuple[list[TextPair], list[TextPair]]:
-    """(training, validation) pairs of one kind, split by document."""
+    """(training, validation) pairs of one kind, each dataset split by its documents, the
+    datasets' pairs one after another (one dataset: exactly its own pairs)."""
+    train: list[TextPair] = []
+    validation: list[TextPair] = []
+    for folder in dataset_folders(datasets):
+        more_train, more_validation = _dataset_text_pairs(folder, kind, settings)
+        train.extend(more_train)
+        validation.extend(more_validation)
+    return train, validation
+
+
+def _dataset_text_pairs(
+    dataset: Path, kind: Kind, settings: PairSettings
+) -> tuple[list[TextPair], list[TextPair]]:
     if kind == "scorer":
         train, validation = build_pairs(dataset, settings)
         return (
@@ -284,7 +308,7 @@ def check_continuable(folder: Path, settings: TrainSettings) -> None:
 
 
 def train_cross_encoder(
-    dataset: str | Path,
+    dataset: Datasets,
     out: str | Path,
     kind: Kind = "scorer",
     pair_settings: PairSettings | None = None,
@@ -392,7 +416,7 @@ def train_cross_encoder(
 
     summary: dict[str, Any] = {
         "kind": kind,
-        "dataset": str(dataset),
+        "dataset": ", ".join(str(d) for d in dataset_folders(dataset)),
         "command": command,
         "pair_settings": asdict(pair_settings),
         "train_settings": asdict(settings),

@@ -158,9 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("graph", help="print the answer graph as Mermaid")
 
     from citeguard.evaluation.cli_eval import add_eval_parser
+    from citeguard.evaluation.cli_synthesize import add_synthesize_parser
     from citeguard.evaluation.cli_train import add_calibrate_parser, add_train_parser
 
     add_eval_parser(sub)
+    add_synthesize_parser(sub)
     add_train_parser(sub)
     add_calibrate_parser(sub)
     return parser
@@ -355,6 +357,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return run_train(args)
 
 
+def _cmd_synthesize(args: argparse.Namespace) -> int:
+    from citeguard.evaluation.cli_synthesize import run_synthesize
+
+    return run_synthesize(args)
+
+
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from citeguard.evaluation.cli_train import run_calibrate
 
@@ -369,6 +377,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "eval": _cmd_eval,
+    "synthesize": _cmd_synthesize,
     "train": _cmd_train,
     "calibrate": _cmd_calibrate,
     "ingest": _cmd_ingest,

@@ -1,0 +1,350 @@
+"""Questions the local model writes for passages of any documents: training data without labels.
+
+The only labelled set here is CUAD (contracts), and a scorer trained on contracts alone does
+not transfer to other kinds of documents. This module makes a labelled dataset in the
+project's format (``docs/`` + ``questions.jsonl``, :mod:`citeguard.evaluation.dataset`) out
+of any documents, in the style of InPars and GPL (synthetic-query training):
+
+1. each document is parsed as ingest parses it (PDF, text, HTML, Word) and cut into the
+   passages the scorer reads (:func:`citeguard.text.passages.passages`, the same cut as
+   :mod:`citeguard.evaluation.train_pairs`, so a question's passage is exactly one of the
+   training passages);
+2. a seeded sample of each document's passages is shown, one at a time, to a question
+   writer (the local model by default) that writes one question the passage answers;
+3. a question is kept only if it passes a **round-trip check**: among all passages of its
+   document, its own passage ranks in the top ``keep_rank`` by an independent similarity
+   (the bundled embedder's cosine), and it does not copy a long run of the passage's words.
+   Questions that are vague, about something else, or answerable anywhere are dropped;
+4. each kept question is written with its passage as the gold span (character offsets into
+   ``docs/<name>.txt``, the document's parsed text) and the passage's page.
+
+``citeguard train DATASET`` then trains on it like on any labelled set: positives are the
+question's passage, hard negatives the document's other passages that share the most words
+with it. Every question is answerable; refusal is learned from the hard negatives of the
+same document (and from CUAD's unanswerable questions when the two are trained in steps).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from citeguard.documents import ParsedDocument
+from citeguard.errors import CiteGuardError, ParsingError
+from citeguard.ingest.parsing import discover_documents, parse_document
+from citeguard.text.passages import Passage, passages
+
+logger = logging.getLogger(__name__)
+
+QUESTIONS_FILE = "questions.jsonl"
+SETTINGS_FILE = "synthesis.json"
+
+
+class SynthesisError(CiteGuardError):
+    """Nothing could be synthesized, or the output folder cannot be written."""
+
+
+@dataclass(frozen=True)
+class SynthesisSettings:
+    """How questions are drawn and filtered; written to ``synthesis.json`` with the dataset."""
+
+    questions_per_document: int = 20
+    """Passages shown to the writer per document (fewer when the document has fewer)."""
+    passage_words: int = 80
+    """Words per passage: the scorer's training cut (``PairSettings.passage_words``)."""
+    min_passage_words: int = 25
+    """Shorter passages (headings, signature lines) are not asked about."""
+    keep_rank: int = 3
+    """Round trip: the passage must rank this high among its document's passages."""
+    max_copied_words: int = 8
+    """A question that repeats this many consecutive words of its passage is dropped."""
+    seed: int = 13
+
+
+class QuestionWriter(Protocol):
+    """Writes one question that a passage answers (empty text: no question)."""
+
+    def __call__(self, passage: str, document_name: str) -> str: ...
+
+
+Similarity = Callable[[str, Sequence[str]], Sequence[float]]
+"""(question, passages) -> one similarity per passage, higher is closer."""
+
+
+@dataclass
+class SynthesisReport:
+    """What a synthesis did, document by document; written with the dataset."""
+
+    settings: SynthesisSettings
+    documents: int = 0
+    asked: int = 0
+    kept: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+    """Why questions were dropped: "no question", "copies the passage", "round trip"."""
+    skipped_files: list[tuple[str, str]] = field(default_factory=list)
+    """(file, reason) for every file that was not read."""
+
+    def drop(self, reason: str) -> None:
+        self.dropped[reason] = self.dropped.get(reason, 0) + 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "settings": asdict(self.settings),
+            "documents": self.documents,
+            "asked": self.asked,
+            "kept": self.kept,
+            "dropped": dict(sorted(self.dropped.items())),
+            "skipped_files": [{"file": f, "reason": r} for f, r in self.skipped_files],
+        }
+
+
+QUESTION_GRAMMAR = r"""root ::= [A-Z] [^?\n\[\]<>]+ "?"
+"""
+"""One line that starts with a capital and ends at its first question mark."""
+
+QUESTION_MAX_TOKENS = 48
+
+
+EXAMPLE_PASSAGE = (
+    "Employees who have completed one year of service are entitled to fifteen days of paid "
+    "vacation per calendar year. Unused vacation days may be carried over to the following "
+    "year, up to a maximum of five days."
+)
+EXAMPLE_QUESTION = "How many unused vacation days can I keep for next year?"
+"""A worked example, shown as an earlier turn: the 1.5B model follows an example better than
+an instruction (asked without it, most of its questions were about "the passage")."""
+
+
+def _ask(passage: str, document_name: str) -> str:
+    return (
+        f"PASSAGE (from {Path(document_name).stem}):\n{passage}\n\n"
+        "Write one question that a reader of this document might ask and that this passage "
+        "answers. The reader has not seen the passage: ask about its subject, never about "
+        '"the passage". Write only the question.'
+    )
+
+
+def question_messages(passage: str, document_name: str) -> list[dict[str, str]]:
+    """The chat messages that ask the local model for one question about ``passage``."""
+    return [
+        {
+            "role": "system",
+            "content": "You write the questions people ask about documents they have to "
+            "rely on. Write in plain everyday words, as a reader would ask, not in the "
+            "document's own phrasing.",
+        },
+        {"role": "user", "content": _ask(EXAMPLE_PASSAGE, "employee-handbook.pdf")},
+        {"role": "assistant", "content": EXAMPLE_QUESTION},
+        {"role": "user", "content": _ask(passage, document_name)},
+    ]
+
+
+class LocalQuestionWriter:
+    """The bundled local model as a :class:`QuestionWriter`, greedy under a one-line grammar."""
+
+    def __init__(self, model_path: str | Path | None = None) -> None:
+        from citeguard.llm.local_llama import load_local_llama
+        from citeguard.llm.model_work import WorkCounter
+
+        self.model = load_local_llama(model_path)
+        self.work = WorkCounter()
+
+    def __call__(self, passage: str, document_name: str) -> str:
+        from citeguard.llm.decoding import DecodingRequest
+        from citeguard.llm.local_llama import without_control_tokens
+
+        request = DecodingRequest(
+            messages=without_control_tokens(question_messages(passage, document_name)),
+            grammar_text=QUESTION_GRAMMAR,
+            max_tokens=QUESTION_MAX_TOKENS,
+            stop=None,
+        )
+        text, finish = self.model.generate(request, self.work)
+        if finish.finish_reason == "length":
+            return ""
+        return " ".join(text.split())
+
+
+def embedder_similarity() -> Similarity:
+    """Cosine of the bundled embedder's vectors: the round trip's independent judge."""
+    from citeguard.index.embedder import get_embedder
+
+    embedder = get_embedder()
+
+    def similarity(question: str, texts: Sequence[str]) -> Sequence[float]:
+        vectors = embedder.embed_documents(list(texts))
+        query = embedder.embed_query(question)
+        return [float(v) for v in np.asarray(vectors) @ np.asarray(query)]
+
+    return similarity
+
+
+_WORD = re.compile(r"\w+")
+
+MENTIONS_THE_PASSAGE = re.compile(
+    r"\b(?:th(?:e|is) (?:passage|text|excerpt|section above))\b", re.IGNORECASE
+)
+"""A question about "the passage" asks what no reader of the whole document would."""
+
+
+def copies_passage(question: str, passage: str, max_copied_words: int) -> bool:
+    """Whether ``question`` repeats ``max_copied_words`` consecutive words of ``passage``."""
+    words = [w.lower() for w in _WORD.findall(question)]
+    if len(words) < max_copied_words:
+        return False
+    text = " ".join(w.lower() for w in _WORD.findall(passage))
+    return any(
+        " ".join(words[i : i + max_copied_words]) in text
+        for i in range(len(words) - max_copied_words + 1)
+    )
+
+
+def passage_rank(question: str, target: int, texts: Sequence[str], similarity: Similarity) -> int:
+    """1-based rank of ``texts[target]`` among ``texts`` by similarity to ``question``."""
+    scores = list(similarity(question, texts))
+    return 1 + sum(1 for i, s in enumerate(scores) if i != target and s > scores[target])
+
+
+def passages_to_ask(
+    document_passages: Sequence[Passage], settings: SynthesisSettings, rng: random.Random
+) -> list[int]:
+    """Indexes of the passages asked about: a seeded sample of the long enough ones, in order."""
+    eligible = [
+        i
+        for i, p in enumerate(document_passages)
+        if len(p.text.split()) >= settings.min_passage_words
+    ]
+    chosen = rng.sample(eligible, min(settings.questions_per_document, len(eligible)))
+    return sorted(chosen)
+
+
+def dataset_name(document: ParsedDocument, taken: set[str]) -> str:
+    """``docs/`` file name of a document: its stem + ".txt", numbered if already taken."""
+    stem = Path(document.name).stem or "document"
+    name, n = f"{stem}.txt", 2
+    while name in taken:
+        name, n = f"{stem}-{n}.txt", n + 1
+    taken.add(name)
+    return name
+
+
+def synthesize_document(
+    document: ParsedDocument,
+    name: str,
+    writer: QuestionWriter,
+    similarity: Similarity,
+    settings: SynthesisSettings,
+    report: SynthesisReport,
+    rng: random.Random,
+) -> list[dict[str, Any]]:
+    """The kept questions of one document, as ``questions.jsonl`` lines."""
+    cut = passages(document.text, settings.passage_words)
+    texts = [p.text for p in cut]
+    lines = []
+    for index in passages_to_ask(cut, settings, rng):
+        passage = cut[index]
+        report.asked += 1
+        question = writer(passage.text, document.name).strip()
+        if not question.endswith("?") or len(question.split()) < 3:
+            report.drop("no question")
+            continue
+        if MENTIONS_THE_PASSAGE.search(question):
+            report.drop("mentions the passage")
+            continue
+        if copies_passage(question, passage.text, settings.max_copied_words):
+            report.drop("copies the passage")
+            continue
+        rank = passage_rank(question, index, texts, similarity)
+        if rank > settings.keep_rank:
+            report.drop("round trip")
+            continue
+        report.kept += 1
+        lines.append(
+            {
+                "id": f"{Path(name).stem}-p{index}",
+                "doc": name,
+                "question": question,
+                "answerable": True,
+                "gold_spans": [{"text": passage.text, "start": passage.start, "end": passage.end}],
+                "gold_pages": [document.page_at(passage.start).pdf_page],
+                "reference_answer": "",
+                "source": "synthetic",
+                "passage_rank": rank,
+            }
+        )
+    return lines
+
+
+def synthesize(
+    paths: Sequence[str | Path],
+    out: str | Path,
+    writer: QuestionWriter,
+    similarity: Similarity,
+    settings: SynthesisSettings | None = None,
+    on_document: Callable[[str, int, int], None] | None = None,
+) -> SynthesisReport:
+    """Write a synthetic dataset for the documents under ``paths`` into the folder ``out``.
+
+    Files that cannot be read are named in the report and skipped; the rest are used.
+    ``out`` must not exist or be empty; the dataset is written into ``out.partial`` and
+    renamed when complete, so an interrupted run leaves no half-written dataset.
+    ``on_document(name, done, total)`` reports progress after each document.
+
+    Raises:
+        SynthesisError: ``out`` holds files, or no question was kept.
+    """
+    settings = settings or SynthesisSettings()
+    target = Path(out)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise SynthesisError(f"{target}: exists and is not an empty folder")
+    files, skipped = discover_documents(paths)
+    report = SynthesisReport(settings, skipped_files=[(str(p), r) for p, r in skipped])
+    partial = target.with_name(target.name + ".partial")
+    if partial.exists():
+        _remove_tree(partial)
+    (partial / "docs").mkdir(parents=True)
+    rng = random.Random(settings.seed)
+    taken: set[str] = set()
+    lines: list[dict[str, Any]] = []
+    for done, path in enumerate(files, start=1):
+        try:
+            document = parse_document(path)
+        except ParsingError as exc:
+            report.skipped_files.append((str(path), exc.reason))
+            continue
+        name = dataset_name(document, taken)
+        (partial / "docs" / name).write_text(document.text, encoding="utf-8")
+        report.documents += 1
+        lines.extend(synthesize_document(document, name, writer, similarity, settings, report, rng))
+        if on_document is not None:
+            on_document(document.name, done, len(files))
+    if not lines:
+        _remove_tree(partial)
+        raise SynthesisError(
+            f"no question was kept from {report.documents} document(s) "
+            f"({report.asked} asked; dropped: {report.dropped or 'none'})"
+        )
+    (partial / QUESTIONS_FILE).write_text(_jsonl(lines), encoding="utf-8")
+    (partial / SETTINGS_FILE).write_text(json.dumps(report.to_json(), indent=2) + "\n")
+    if target.exists():
+        target.rmdir()
+    partial.rename(target)
+    return report
+
+
+def _jsonl(lines: Iterable[dict[str, Any]]) -> str:
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+
+def _remove_tree(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder)
