@@ -191,6 +191,7 @@ def test_the_command_writes_the_dataset_and_names_skipped_files(
     captured = capsys.readouterr()
     assert "6 of 6 questions kept from 2 document(s)" in captured.out
     assert "skipped" in captured.err and "broken.pdf" in captured.err
+    assert "2/3 documents" in captured.err and "6 of 6 questions kept so far" in captured.err
     assert len(load_questions(out / "questions.jsonl")) == 6
     # A second run into the same folder is refused, and the dataset kept.
     assert cli.main(args) == 1

@@ -58,6 +58,7 @@ def run_synthesize(args: argparse.Namespace) -> int:
     from citeguard.evaluation.synthetic_questions import (
         LocalQuestionWriter,
         SynthesisError,
+        SynthesisReport,
         embedder_similarity,
         synthesize,
     )
@@ -75,8 +76,13 @@ def run_synthesize(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
 
-    def on_document(name: str, done: int, total: int) -> None:
-        print(f"synthesize: {done}/{total} documents ({name})", file=sys.stderr, flush=True)
+    def on_document(name: str, done: int, total: int, so_far: SynthesisReport) -> None:
+        print(
+            f"synthesize: {done}/{total} documents ({name}); {so_far.kept} of "
+            f"{so_far.asked} questions kept so far",
+            file=sys.stderr,
+            flush=True,
+        )
 
     try:
         report = synthesize(args.paths, args.out, writer, similarity, settings, on_document)

@@ -289,14 +289,14 @@ def synthesize(
     writer: QuestionWriter,
     similarity: Similarity,
     settings: SynthesisSettings | None = None,
-    on_document: Callable[[str, int, int], None] | None = None,
+    on_document: Callable[[str, int, int, SynthesisReport], None] | None = None,
 ) -> SynthesisReport:
     """Write a synthetic dataset for the documents under ``paths`` into the folder ``out``.
 
     Files that cannot be read are named in the report and skipped; the rest are used.
     ``out`` must not exist or be empty; the dataset is written into ``out.partial`` and
     renamed when complete, so an interrupted run leaves no half-written dataset.
-    ``on_document(name, done, total)`` reports progress after each document.
+    ``on_document(name, done, total, report)`` reports progress after each document.
 
     Raises:
         SynthesisError: ``out`` holds files, or no question was kept.
@@ -325,7 +325,7 @@ def synthesize(
         report.documents += 1
         lines.extend(synthesize_document(document, name, writer, similarity, settings, report, rng))
         if on_document is not None:
-            on_document(document.name, done, len(files))
+            on_document(document.name, done, len(files), report)
     if not lines:
         _remove_tree(partial)
         raise SynthesisError(
