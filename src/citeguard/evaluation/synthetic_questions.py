@@ -39,6 +39,7 @@ import numpy as np
 
 from citeguard.documents import ParsedDocument
 from citeguard.errors import CiteGuardError, ParsingError
+from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.ingest.parsing import discover_documents, parse_document
 from citeguard.text.passages import Passage, passages
 
@@ -58,8 +59,9 @@ class SynthesisSettings:
 
     questions_per_document: int = 20
     """Passages shown to the writer per document (fewer when the document has fewer)."""
-    passage_words: int = 80
-    """Words per passage: the scorer's training cut (``PairSettings.passage_words``)."""
+    passage_words: int = PairSettings.passage_words
+    """Words per passage: the scorer's training cut, so a question's passage is one of the
+    passages training cuts (change both together)."""
     min_passage_words: int = 25
     """Shorter passages (headings, signature lines) are not asked about."""
     keep_rank: int = 3
