@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from citeguard.evaluation.calibrate_scorer import question_sources
+from citeguard.index.search import load_index
 from citeguard.learned import shipped
 from citeguard.learned.bi_encoder import BiEncoderScorer
-from citeguard.learned.evidence import best_passage_score
+from citeguard.learned.evidence import best_passage_score, best_passages
 from citeguard.learned.saved_model import WEIGHTS_FILE, file_sha256
+from citeguard.serve import cli
 
 MAX_SHIPPED_BYTES = 60 * 1024 * 1024
 """Everything under learned/weights together."""
@@ -67,3 +72,21 @@ def test_the_verifier_rejects_a_changed_number() -> None:
     assert best_passage_score(verifier, right, evidence) > best_passage_score(
         verifier, wrong, evidence
     )
+
+
+@pytest.mark.integration
+def test_the_shipped_scorer_lets_the_demo_question_on_the_lease_through(tmp_path: Path) -> None:
+    """The README demo asks the sample lease "Does the lease include a parking space?"; the
+    answer ("... together with the use of parking space number 7 ...") sits in the lease's
+    opening chunk, which a scorer step on synthetic questions once scored under its floor.
+    A scorer that refuses it before any model call does not ship."""
+    corpus = Path(shipped.__file__).parents[1] / "sample_corpus" / "docs"
+    index = tmp_path / "index"
+    assert cli.main(["ingest", str(corpus), "--index", str(index)]) == 0
+    question = "Does the lease include a parking space?"
+    sources = question_sources(load_index(index), question, None)
+    assert any("parking space number 7" in hit.chunk.text for hit in sources)
+    scorer = shipped.shipped_model("scorer")
+    assert scorer is not None
+    best = max(b.score for b in best_passages(scorer, question, [h.chunk.text for h in sources]))
+    assert best >= scorer.recall_threshold
