@@ -11,6 +11,7 @@ import json
 import random
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -230,3 +231,27 @@ def test_the_scorer_trains_on_a_labelled_and_a_synthesized_dataset_together(
     assert summary["dataset"] == f"{labelled}, {synthetic}"
     assert summary["validation"]["auroc"] is not None
     assert (out / "model" / "model.json").exists()
+
+
+def test_the_round_trip_embeds_a_documents_passages_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from citeguard.evaluation.synthetic_questions import embedder_similarity
+    from citeguard.index.dense import HashingEmbedder
+
+    embedder = HashingEmbedder()
+    embedded: list[list[str]] = []
+    original = embedder.embed_documents
+
+    def counting(texts: Sequence[str], show_progress: bool = False) -> Any:
+        embedded.append(list(texts))
+        return original(texts)
+
+    monkeypatch.setattr(embedder, "embed_documents", counting)
+    monkeypatch.setattr("citeguard.index.embedder.get_embedder", lambda *a, **k: embedder)
+    similarity = embedder_similarity()
+    first = ["about pets and dogs", "about parking and cars"]
+    scores = similarity("parking cars", first)
+    assert scores[1] > scores[0]
+    assert list(similarity("pets dogs", first)) != list(scores)
+    assert embedded.count(first) == 1  # the same document's passages: embedded once
+    similarity("parking", ["another document's passage"])
+    assert embedded.count(["another document's passage"]) == 1

@@ -176,15 +176,24 @@ class LocalQuestionWriter:
 
 
 def embedder_similarity() -> Similarity:
-    """Cosine of the bundled embedder's vectors: the round trip's independent judge."""
+    """Cosine of the bundled embedder's vectors: the round trip's independent judge.
+
+    Every question of a document is compared with the same passages, so the last list of
+    passages' vectors is kept: each document's passages are embedded once, not once per
+    question.
+    """
     from citeguard.index.embedder import get_embedder
 
     embedder = get_embedder()
+    last: dict[tuple[str, ...], np.ndarray] = {}
 
     def similarity(question: str, texts: Sequence[str]) -> Sequence[float]:
-        vectors = embedder.embed_documents(list(texts))
-        query = embedder.embed_query(question)
-        return [float(v) for v in np.asarray(vectors) @ np.asarray(query)]
+        key = tuple(texts)
+        if key not in last:
+            last.clear()
+            last[key] = np.asarray(embedder.embed_documents(list(texts)))
+        query = np.asarray(embedder.embed_query(question))
+        return [float(v) for v in last[key] @ query]
 
     return similarity
 
