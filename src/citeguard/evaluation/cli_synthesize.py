@@ -33,7 +33,7 @@ def add_synthesize_parser(subparsers: Any) -> argparse.ArgumentParser:
         "each question it writes whose passage ranks near the top of its document by the "
         "embedder (a round trip). Writes DATASET/docs/*.txt, DATASET/questions.jsonl (every "
         "question answerable, its passage the gold span) and DATASET/synthesis.json. Train "
-        "on it with `citeguard train DATASET --init-from MODEL`. About 2-4 s per question on "
+        "on it with `citeguard train DATASET --init-from MODEL`. About 2 s per question on "
         "2 cores.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="documents or folders of them")
