@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +51,14 @@ def topic_writer(passage: str, document_name: str) -> str:
     return f"Whom do I ask about {topic}?"
 
 
-def overlap_similarity(question: str, texts: Sequence[str]) -> list[float]:
+def overlap_similarity(texts: Sequence[str]) -> Callable[[str], list[float]]:
     """A fake round-trip judge: shared words."""
-    asked = set(token_set(question))
-    return [float(len(asked & set(token_set(t)))) for t in texts]
+
+    def similarity(question: str) -> list[float]:
+        asked = set(token_set(question))
+        return [float(len(asked & set(token_set(t)))) for t in texts]
+
+    return similarity
 
 
 SMALL = SynthesisSettings(passage_words=60, min_passage_words=20, questions_per_document=5)
@@ -165,9 +169,9 @@ def test_copy_and_rank_checks() -> None:
     assert copies_passage(copied, passage, 8)
     assert not copies_passage("How much is the fee for paying rent late?", passage, 8)
     texts = ["about pets", "about parking and cars", "about parking"]
-    assert passage_rank("parking cars", 1, texts, overlap_similarity) == 1
-    assert passage_rank("parking cars", 2, texts, overlap_similarity) == 2
-    assert passage_rank("parking cars", 0, texts, overlap_similarity) == 3
+    assert passage_rank("parking cars", 1, overlap_similarity(texts)) == 1
+    assert passage_rank("parking cars", 2, overlap_similarity(texts)) == 2
+    assert passage_rank("parking cars", 0, overlap_similarity(texts)) == 3
 
 
 def test_the_prompt_shows_a_worked_example_then_the_passage() -> None:
@@ -247,11 +251,12 @@ def test_the_round_trip_embeds_a_documents_passages_once(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(embedder, "embed_documents", counting)
     monkeypatch.setattr("citeguard.index.embedder.get_embedder", lambda *a, **k: embedder)
-    similarity = embedder_similarity()
+    for_document = embedder_similarity()
     first = ["about pets and dogs", "about parking and cars"]
-    scores = similarity("parking cars", first)
+    similarity = for_document(first)
+    scores = similarity("parking cars")
     assert scores[1] > scores[0]
-    assert list(similarity("pets dogs", first)) != list(scores)
+    assert list(similarity("pets dogs")) != list(scores)
     assert embedded.count(first) == 1  # the same document's passages: embedded once
-    similarity("parking", ["another document's passage"])
+    for_document(["another document's passage"])("parking")
     assert embedded.count(["another document's passage"]) == 1

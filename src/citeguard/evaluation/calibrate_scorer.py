@@ -58,7 +58,12 @@ from typing import Any
 import numpy as np
 
 from citeguard.documents import SearchHit
-from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
+from citeguard.evaluation.dataset import (
+    QUESTIONS_FILE,
+    Question,
+    dataset_docs_dir,
+    load_questions,
+)
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.train_cross_encoder import auroc, fit_threshold, keep_threshold
 from citeguard.evaluation.train_pairs import PairSettings, validation_documents
@@ -373,7 +378,7 @@ def validation_questions(
 ) -> list[Question]:
     """The questions of the documents training held out, a seeded sample of at most
     ``settings.max_questions``."""
-    questions = [q for q in load_questions(dataset / "questions.jsonl", unique_ids=False) if q.doc]
+    questions = [q for q in load_questions(dataset / QUESTIONS_FILE, unique_ids=False) if q.doc]
     held_out = validation_documents(questions, pair_settings)
     chosen = [q for q in questions if q.doc in held_out]
     if len(chosen) > settings.max_questions:

@@ -14,6 +14,9 @@ from typing import Any
 
 from citeguard.errors import CiteGuardError
 
+QUESTIONS_FILE = "questions.jsonl"
+"""The questions of a dataset folder, one JSON object per line."""
+
 
 class DatasetError(CiteGuardError):
     """A dataset folder or one of its lines is malformed; the message names the line."""
@@ -89,7 +92,7 @@ def load_questions(path: str | Path, unique_ids: bool = True) -> list[Question]:
     """
     path = Path(path)
     if path.is_dir():
-        path = path / "questions.jsonl"
+        path = path / QUESTIONS_FILE
     if not path.exists():
         raise DatasetError(f"{path}: no questions.jsonl")
     questions: list[Question] = []

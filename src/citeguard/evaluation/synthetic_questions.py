@@ -27,9 +27,9 @@ same document (and from CUAD's unanswerable questions when the two are trained i
 from __future__ import annotations
 
 import json
-import logging
 import random
 import re
+import shutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -39,13 +39,11 @@ import numpy as np
 
 from citeguard.documents import ParsedDocument
 from citeguard.errors import CiteGuardError, ParsingError
+from citeguard.evaluation.dataset import QUESTIONS_FILE
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.ingest.parsing import discover_documents, parse_document
 from citeguard.text.passages import Passage, passages
 
-logger = logging.getLogger(__name__)
-
-QUESTIONS_FILE = "questions.jsonl"
 SETTINGS_FILE = "synthesis.json"
 
 
@@ -77,8 +75,11 @@ class QuestionWriter(Protocol):
     def __call__(self, passage: str, document_name: str) -> str: ...
 
 
-Similarity = Callable[[str, Sequence[str]], Sequence[float]]
-"""(question, passages) -> one similarity per passage, higher is closer."""
+Similarity = Callable[[Sequence[str]], Callable[[str], Sequence[float]]]
+"""A document's passages -> (question -> one similarity per passage, higher is closer).
+
+Split in two because every question of a document is compared with the same passages:
+whatever the passages cost (the embedder reading them) is paid once per document."""
 
 
 @dataclass
@@ -176,26 +177,21 @@ class LocalQuestionWriter:
 
 
 def embedder_similarity() -> Similarity:
-    """Cosine of the bundled embedder's vectors: the round trip's independent judge.
-
-    Every question of a document is compared with the same passages, so the last list of
-    passages' vectors is kept: each document's passages are embedded once, not once per
-    question.
-    """
+    """Cosine of the bundled embedder's vectors: the round trip's independent judge. A
+    document's passages are embedded once, each question as it comes."""
     from citeguard.index.embedder import get_embedder
 
     embedder = get_embedder()
-    last: dict[tuple[str, ...], np.ndarray] = {}
 
-    def similarity(question: str, texts: Sequence[str]) -> Sequence[float]:
-        key = tuple(texts)
-        if key not in last:
-            last.clear()
-            last[key] = np.asarray(embedder.embed_documents(list(texts)))
-        query = np.asarray(embedder.embed_query(question))
-        return [float(v) for v in last[key] @ query]
+    def for_document(texts: Sequence[str]) -> Callable[[str], Sequence[float]]:
+        vectors = np.asarray(embedder.embed_documents(list(texts)))
 
-    return similarity
+        def similarity(question: str) -> Sequence[float]:
+            return [float(v) for v in vectors @ np.asarray(embedder.embed_query(question))]
+
+        return similarity
+
+    return for_document
 
 
 _WORD = re.compile(r"\w+")
@@ -218,9 +214,10 @@ def copies_passage(question: str, passage: str, max_copied_words: int) -> bool:
     )
 
 
-def passage_rank(question: str, target: int, texts: Sequence[str], similarity: Similarity) -> int:
-    """1-based rank of ``texts[target]`` among ``texts`` by similarity to ``question``."""
-    scores = list(similarity(question, texts))
+def passage_rank(question: str, target: int, similarity: Callable[[str], Sequence[float]]) -> int:
+    """1-based rank of passage ``target`` among a document's passages, which ``similarity``
+    (one document's, from a :data:`Similarity`) scores against ``question``."""
+    scores = list(similarity(question))
     return 1 + sum(1 for i, s in enumerate(scores) if i != target and s > scores[target])
 
 
@@ -258,7 +255,7 @@ def synthesize_document(
 ) -> list[dict[str, Any]]:
     """The kept questions of one document, as ``questions.jsonl`` lines."""
     cut = passages(document.text, settings.passage_words)
-    texts = [p.text for p in cut]
+    similarity_to_passages = similarity([p.text for p in cut])
     lines = []
     for index in passages_to_ask(cut, settings, rng):
         passage = cut[index]
@@ -273,7 +270,7 @@ def synthesize_document(
         if copies_passage(question, passage.text, settings.max_copied_words):
             report.drop("copies the passage")
             continue
-        rank = passage_rank(question, index, texts, similarity)
+        rank = passage_rank(question, index, similarity_to_passages)
         if rank > settings.keep_rank:
             report.drop("round trip")
             continue
@@ -320,7 +317,7 @@ def synthesize(
     report = SynthesisReport(settings, skipped_files=[(str(p), r) for p, r in skipped])
     partial = target.with_name(target.name + ".partial")
     if partial.exists():
-        _remove_tree(partial)
+        shutil.rmtree(partial)
     (partial / "docs").mkdir(parents=True)
     rng = random.Random(settings.seed)
     taken: set[str] = set()
@@ -338,7 +335,7 @@ def synthesize(
         if on_document is not None:
             on_document(document.name, done, len(files), report)
     if not lines:
-        _remove_tree(partial)
+        shutil.rmtree(partial)
         raise SynthesisError(
             f"no question was kept from {report.documents} document(s) "
             f"({report.asked} asked; dropped: {report.dropped or 'none'})"
@@ -353,9 +350,3 @@ def synthesize(
 
 def _jsonl(lines: Iterable[dict[str, Any]]) -> str:
     return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-
-
-def _remove_tree(folder: Path) -> None:
-    import shutil
-
-    shutil.rmtree(folder)

@@ -26,7 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citeguard.evaluation.dataset import Question, dataset_docs_dir, load_questions
+from citeguard.evaluation.dataset import (
+    QUESTIONS_FILE,
+    Question,
+    dataset_docs_dir,
+    load_questions,
+)
 from citeguard.text.passages import Passage, passages
 from citeguard.text.tokens import token_set
 
@@ -146,7 +151,7 @@ def build_pairs(
     """(training pairs, validation pairs) for a dataset, split by document."""
     settings = settings or PairSettings()
     root = Path(dataset)
-    questions = [q for q in load_questions(root / "questions.jsonl", unique_ids=False) if q.doc]
+    questions = [q for q in load_questions(root / QUESTIONS_FILE, unique_ids=False) if q.doc]
     categories_file = root / "categories.json"
     categories = json.loads(categories_file.read_text()) if categories_file.exists() else {}
     rng = random.Random(settings.seed)
