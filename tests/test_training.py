@@ -10,6 +10,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
@@ -22,7 +23,7 @@ from citeguard.evaluation.train_cross_encoder import (
     draw_training_pairs,
     fit_threshold,
 )
-from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
+from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, Pair, PairSettings, build_pairs
 from citeguard.learned.bi_encoder import BiEncoderScorer
 from citeguard.learned.cross_encoder import EMBEDDINGS_PREFIX, CrossEncoder
 from citeguard.learned.saved_model import WEIGHTS_FILE
@@ -103,6 +104,53 @@ def test_pairs_are_split_by_document_seeded_and_keep_a_wording_out(tmp_path: Pat
     assert build_pairs(dataset, settings) == (train, validation)
     other_seed = build_pairs(dataset, PairSettings(validation_share=0.34, seed=99))
     assert other_seed != (train, validation)
+
+
+class WordScorer:
+    """A fake scorer: P(answers) is high for passages holding ``word``."""
+
+    threshold = recall_threshold = passage_answer_threshold = 0.5
+    weak_passage_relevance_threshold = None
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+        self.calls = 0
+
+    def scores(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        self.calls += 1
+        return np.array([0.9 if self.word in passage else 0.1 for _, passage in pairs])
+
+
+def test_mined_negatives_are_the_scorers_top_non_answering_passages(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    # Only mined negatives, so each question's negatives are exactly what the miner chose.
+    only = {"validation_share": 0.34, "hard_negatives": 0, "random_negatives": 0}
+    plain = PairSettings(**only)
+    mined = PairSettings(**only, mined_negatives=1)
+    # The fake rates passages with "records" high: one of them is each question's negative.
+    miner = WordScorer("records")
+    train, validation = build_pairs(dataset, mined, miner)
+    assert miner.calls == len(STATES)  # one batch per document
+    for pair in train + validation:
+        if pair.label == 0:
+            assert "records" in pair.passage
+    by_question: dict[str, list[Pair]] = {}
+    for pair in train + validation:
+        by_question.setdefault(pair.question_id, []).append(pair)
+    for pairs_of_question in by_question.values():
+        assert sum(p.label == 0 for p in pairs_of_question) == 1
+    # A scorer that rates the gold clause highest never makes it a negative: the next
+    # best passages are mined instead.
+    gold_lover = WordScorer("governed by the laws")
+    for pair in build_pairs(dataset, mined, gold_lover)[0]:
+        if pair.question_id.endswith("Governing Law"):
+            assert pair.label == int("governed by the laws" in pair.passage)
+    # Without a scorer to mine with, a clear error.
+    with pytest.raises(ValueError, match="mine_with"):
+        build_pairs(dataset, mined)
+    # No mining asked: no negatives here, whatever the miner.
+    assert all(p.label == 1 for p in build_pairs(dataset, plain, miner)[0])
+    assert build_pairs(dataset, plain, miner) == build_pairs(dataset, plain)
 
 
 def test_auroc_and_threshold() -> None:
@@ -233,6 +281,32 @@ def test_training_continues_from_a_saved_model(
     after = load_file(str(again / "model" / WEIGHTS_FILE))
     assert before.keys() == after.keys()
     assert all(torch.equal(before[name], after[name]) for name in before)
+    # The first model mines negatives for a continued step (what they are: the unit test
+    # above); the settings are written with the weights.
+    mined = tmp_path / "mined"
+    code = cli.main(
+        ["train", str(dataset), "--out", str(mined), "--architecture", "bi-encoder",
+         "--init-from", str(first / "model"), "--mine-with", str(first / "model"),
+         "--mined-negatives", "2", "--max-train-pairs", "8", *common]
+    )  # fmt: skip
+    assert code == 0
+    mined_summary = json.loads((mined / "training.json").read_text())
+    assert mined_summary["pair_settings"]["mined_negatives"] == 2
+    assert mined_summary["pair_settings"]["mine_with"] == str(first / "model")
+    # Mining without a scorer to mine with is refused before anything is written.
+    capsys.readouterr()
+    code = cli.main(
+        ["train", str(dataset), "--out", str(tmp_path / "no-miner"), "--mined-negatives", "2",
+         *common]
+    )  # fmt: skip
+    assert code == 2 and "--mine-with" in capsys.readouterr().err
+    assert not (tmp_path / "no-miner").exists()
+    code = cli.main(
+        ["train", str(dataset), "--out", str(tmp_path / "no-miner"), "--mined-negatives", "2",
+         "--mine-with", str(tmp_path / "nowhere"), *common]
+    )  # fmt: skip
+    assert code == 2 and "no trained model there" in capsys.readouterr().err
+    assert not (tmp_path / "no-miner").exists()
     # A model of another architecture is refused with a clear message, nothing written.
     capsys.readouterr()
     refused = tmp_path / "refused"

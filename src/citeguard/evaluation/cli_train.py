@@ -45,6 +45,19 @@ OPTIONS = (
     ("passage_words", PairSettings, int, "words per passage"),
     ("hard_negatives", PairSettings, int, "most similar non-answering passages per question"),
     ("validation_share", PairSettings, float, "share of documents kept for validation"),
+    (
+        "mined_negatives",
+        PairSettings,
+        int,
+        "scorer: this many more negatives per question, the non-answering passages that "
+        "the --mine-with scorer rates highest (its own mistakes)",
+    ),
+    (
+        "mine_with",
+        PairSettings,
+        str,
+        "the trained scorer folder that mines those negatives, usually the --init-from one",
+    ),
     ("seed", TrainSettings, int, "seed for the split, the sampling and the training"),
     (
         "claim_edits",
@@ -131,6 +144,19 @@ def run_train(args: argparse.Namespace) -> int:
     settings = TrainSettings(**{k: v for k, v in chosen.items() if k in train_fields})
     if "seed" in chosen:
         pairs = dataclasses.replace(pairs, seed=chosen["seed"])
+    if pairs.mined_negatives > 0 and not pairs.mine_with:
+        print("error: --mined-negatives needs --mine-with SCORER_DIR", file=sys.stderr)
+        return 2
+    if pairs.mine_with and not Path(pairs.mine_with, "model.json").is_file():
+        print(f"error: --mine-with {pairs.mine_with}: no trained model there", file=sys.stderr)
+        return 2
+    if pairs.mined_negatives > 0:
+        print(
+            f"training: mining {pairs.mined_negatives} negatives per question with "
+            f"{pairs.mine_with}, one pass over every document (-v logs each)",
+            file=sys.stderr,
+            flush=True,
+        )
     bar = _progress_bar()
 
     def on_step(step: int, total: int, loss: float) -> None:

@@ -10,6 +10,9 @@ character spans), reproducibly from a seed:
   question but hold no gold text, and for an unanswerable question (the category is absent
   from this document) its most similar passages: same-topic text that does not answer,
   which is exactly what makes refusal hard; plus a few random passages of the document;
+- **mined negatives** (optional, ``mined_negatives`` with ``mine_with``): the passages a
+  trained scorer rates highest for the question that hold no gold text, the scorer's own
+  mistakes, so a continued step learns what the last one confused with an answer;
 - **phrasings**: every question is asked in several wordings (the dataset's own, a
   description of its category when ``categories.json`` gives one, and generic templates),
   so nothing learned depends on one wording; one wording (the category description) is held
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,8 +36,11 @@ from citeguard.evaluation.dataset import (
     dataset_docs_dir,
     load_questions,
 )
+from citeguard.learned.evidence import PairScorer
 from citeguard.text.passages import Passage, passages
 from citeguard.text.tokens import token_set
+
+logger = logging.getLogger(__name__)
 
 GENERIC_TEMPLATES = (
     "What does the contract say about {topic}?",
@@ -69,6 +76,11 @@ class PairSettings:
     """The verifier's variants made of each supported claim, by name
     (``citeguard.evaluation.verifier_pairs.CLAIM_EDITS``); the default is the set the
     shipped verifier's first two steps were trained on, so their pairs stay reproducible."""
+    mined_negatives: int = 0
+    """Scorer pairs: this many more negatives per question, the non-answering passages
+    that the ``mine_with`` scorer rates highest for it (0: none, the pairs as before)."""
+    mine_with: str | None = None
+    """The trained scorer folder that mines them (the model a continued step starts from)."""
 
 
 def holds_gold(passage: Passage, spans: Sequence[tuple[int, int]]) -> bool:
@@ -116,8 +128,13 @@ def question_pairs(
     settings: PairSettings,
     rng: random.Random,
     training: bool,
+    mined: Sequence[float] | None = None,
 ) -> list[Pair]:
-    """The pairs one question makes with its document's passages."""
+    """The pairs one question makes with its document's passages.
+
+    ``mined``: a trained scorer's score of each of ``document``'s passages for the
+    question; its best-scored non-answering passages are added as negatives.
+    """
     spans = [(s.start, s.end) for s in question.gold_spans if s.start is not None and s.end]
     spans = [(start, end) for start, end in spans if end is not None]
     gold = [p for p in document if question.answerable and holds_gold(p, spans)]
@@ -126,6 +143,10 @@ def question_pairs(
     hard = ranked[: settings.hard_negatives]
     rest = ranked[settings.hard_negatives :]
     chosen = hard + rng.sample(rest, min(settings.random_negatives, len(rest)))
+    if mined is not None and settings.mined_negatives > 0:
+        by_score = sorted(range(len(document)), key=lambda i: -mined[i])
+        mistakes = [document[i] for i in by_score if document[i] not in gold]
+        chosen += [p for p in mistakes if p not in chosen][: settings.mined_negatives]
     names = [name for name in asked if not (training and name == HELD_OUT_WORDING)]
     doc = question.doc or ""
 
@@ -146,9 +167,13 @@ def validation_documents(questions: Sequence[Question], settings: PairSettings) 
 
 
 def build_pairs(
-    dataset: str | Path, settings: PairSettings | None = None
+    dataset: str | Path, settings: PairSettings | None = None, miner: PairScorer | None = None
 ) -> tuple[list[Pair], list[Pair]]:
-    """(training pairs, validation pairs) for a dataset, split by document."""
+    """(training pairs, validation pairs) for a dataset, split by document.
+
+    ``miner`` scores passages for the mined negatives (default: the ``mine_with`` folder's
+    scorer, loaded when ``mined_negatives`` asks for them).
+    """
     settings = settings or PairSettings()
     root = Path(dataset)
     questions = [q for q in load_questions(root / QUESTIONS_FILE, unique_ids=False) if q.doc]
@@ -158,15 +183,61 @@ def build_pairs(
     validation_docs = validation_documents(questions, settings)
     folder = dataset_docs_dir(root)
     cut: dict[str, list[Passage]] = {}
-    train: list[Pair] = []
-    validation: list[Pair] = []
     for question in questions:
         doc = question.doc or ""
         if doc not in cut:
             cut[doc] = passages((folder / doc).read_text(encoding="utf-8"), settings.passage_words)
+    mined = None
+    if settings.mined_negatives > 0:
+        mined = mined_scores(questions, cut, miner or load_miner(settings))
+    train: list[Pair] = []
+    validation: list[Pair] = []
+    for number, question in enumerate(questions):
+        doc = question.doc or ""
         is_validation = doc in validation_docs
         pairs = question_pairs(
-            question, cut[doc], wordings(question, categories), settings, rng, not is_validation
+            question,
+            cut[doc],
+            wordings(question, categories),
+            settings,
+            rng,
+            not is_validation,
+            mined[number] if mined is not None else None,
         )
         (validation if is_validation else train).extend(pairs)
     return train, validation
+
+
+def load_miner(settings: PairSettings) -> PairScorer:
+    """The ``mine_with`` folder's trained scorer.
+
+    Raises:
+        ValueError: ``mined_negatives`` is set without ``mine_with``.
+        citeguard.errors.ModelUnavailableError: the scorer does not load.
+    """
+    if not settings.mine_with:
+        raise ValueError("mined_negatives needs mine_with: the scorer folder that mines them")
+    from citeguard.learned.shipped import load_pair_model
+
+    return load_pair_model(Path(settings.mine_with))
+
+
+def mined_scores(
+    questions: Sequence[Question], cut: dict[str, list[Passage]], scorer: PairScorer
+) -> list[list[float]]:
+    """Each question's scores of its document's passages (in the dataset's wording).
+
+    One batch per document, so a bi-encoder embeds each passage once.
+    """
+    by_doc: dict[str, list[int]] = {}
+    for number, question in enumerate(questions):
+        by_doc.setdefault(question.doc or "", []).append(number)
+    out: list[list[float]] = [[] for _ in questions]
+    for done, (doc, numbers) in enumerate(sorted(by_doc.items()), start=1):
+        texts = [p.text for p in cut[doc]]
+        pairs = [(questions[n].question, text) for n in numbers for text in texts]
+        scores = scorer.scores(pairs).tolist() if pairs else []
+        for row, number in enumerate(numbers):
+            out[number] = scores[row * len(texts) : (row + 1) * len(texts)]
+        logger.info("mining negatives: %d of %d documents scored", done, len(by_doc))
+    return out
