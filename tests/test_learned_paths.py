@@ -372,6 +372,52 @@ def test_passage_answer_quotes_the_best_sentence_and_its_answering_neighbours() 
     assert passage_answer(passage, 2).startswith("The Tenant remains responsible")
 
 
+def test_passage_answer_stops_at_a_heading_unless_the_heading_is_the_best_sentence() -> None:
+    passage = (
+        "11. Landlord's Entry\n\n"
+        "The Landlord may enter the Premises to make repairs. "
+        "The Landlord will give 24 hours notice before entering.\n\n"
+        "12. SUCCESSORS AND ASSIGNS\n\n"
+        "This Lease binds the parties' successors."
+    )
+
+    def topical(sentences: Sequence[str]) -> list[float]:
+        # Every sentence reaches the threshold, the headings too: only the rule stops them.
+        return [0.95 if "24 hours" in s else 0.8 for s in sentences]
+
+    assert passage_answer(passage, 1, topical, threshold=0.5) == (
+        "The Landlord may enter the Premises to make repairs [1]. "
+        "The Landlord will give 24 hours notice before entering [1]."
+    )
+
+    def asks_for_the_title(sentences: Sequence[str]) -> list[float]:
+        return [0.95 if "SUCCESSORS" in s else 0.1 for s in sentences]
+
+    assert passage_answer(passage, 1, asks_for_the_title, threshold=0.5) == (
+        "12. SUCCESSORS AND ASSIGNS [1]."
+    )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "heading"),
+    [
+        ("11. Landlord's Entry", True),
+        ("17. SUCCESSORS AND ASSIGNS", True),
+        ("Extent of Cross Licenses", True),
+        ("Section 5.1 Term", True),
+        ("STRATEGIC ALLIANCE AGREEMENT", True),
+        ("THIS AGREEMENT IS MADE ON THE 19 DAY OF MAY, 2010", False),
+        ("The Landlord may enter the Premises", False),
+        ("Notice is given in writing", False),
+        ("of Cross Licenses", False),
+    ],
+)
+def test_what_reads_as_a_heading(sentence: str, heading: bool) -> None:
+    from citeguard.generate.passage_answer import is_heading
+
+    assert is_heading(sentence) is heading
+
+
 def test_a_confident_scorer_lets_a_question_in_other_words_reach_the_model() -> None:
     question = "When is the quarterly levy payable?"  # none of its words in the lease
     words_only = fake_resources([GOOD])

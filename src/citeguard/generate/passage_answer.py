@@ -20,7 +20,9 @@ How the passage becomes sentences:
   "DISTRIBUTOR AGREEMENT") stay apart.
 * With the scorer's sentence scores, only the best sentence and the neighbours that also
   reach the answer threshold are quoted: the passage's window may open on the end of the
-  clause before.
+  clause before. A heading ends the quote there: it names the clause, it does not answer,
+  and a judge reading "11. Landlord's Entry." as a claim finds nothing that states it. The
+  best sentence is quoted even when it is a heading (a question may ask for a title).
 """
 
 from __future__ import annotations
@@ -42,6 +44,26 @@ SentenceScores = Callable[[Sequence[str]], Sequence[float]]
 _DANGLING_CONNECTIVE = re.compile(r"[\s,;:]*\b(?:and/or|and|or|but)\s*$", re.IGNORECASE)
 _ENDS_ON_LOWER_WORD = re.compile(r"\b[a-z][\w'-]*$")
 _OPENS_LOWER = re.compile(r"^[\s\"'(]*[a-z]")
+_SECTION_NUMBER = re.compile(r"^(?:(?:section|article)\s+)?[\dIVXivx]+(?:\.\d+)*[.)]?\s+", re.I)
+_HEADING_SMALL_WORDS = frozenset("a an and as for in of on or the to".split())
+HEADING_MAX_WORDS = 6
+"""A heading is at most this many words after its section number."""
+
+
+def is_heading(sentence: str) -> bool:
+    """Whether ``sentence`` reads as a section heading: a few words, each capitalized or
+    a small word ("11. Landlord's Entry", "SUCCESSORS AND ASSIGNS", "Extent of Cross
+    Licenses"), rather than a statement."""
+    words = _SECTION_NUMBER.sub("", sentence.strip()).split()
+    if not words or len(words) > HEADING_MAX_WORDS:
+        return False
+    return (
+        all(
+            word[0].isupper() or word[0].isdigit() or word.lower() in _HEADING_SMALL_WORDS
+            for word in words
+        )
+        and not words[0].islower()
+    )
 
 
 def passage_sentences(passage: str) -> list[str]:
@@ -85,9 +107,13 @@ def passage_answer(
         scores = list(sentence_scores(sentences))
         best = max(range(len(sentences)), key=lambda i: scores[i])
         first = last = best
-        while first > 0 and scores[first - 1] >= threshold:
+
+        def quotable(i: int) -> bool:
+            return scores[i] >= threshold and not is_heading(sentences[i])
+
+        while first > 0 and quotable(first - 1):
             first -= 1
-        while last + 1 < len(sentences) and scores[last + 1] >= threshold:
+        while last + 1 < len(sentences) and quotable(last + 1):
             last += 1
         sentences = sentences[first : last + 1]
         if len(sentences) > MAX_SENTENCES:
