@@ -385,10 +385,17 @@ def test_passage_answer_stops_at_a_heading_unless_the_heading_is_the_best_senten
         # Every sentence reaches the threshold, the headings too: only the rule stops them.
         return [0.95 if "24 hours" in s else 0.8 for s in sentences]
 
-    assert passage_answer(passage, 1, topical, threshold=0.5) == (
+    entry = (
         "The Landlord may enter the Premises to make repairs [1]. "
         "The Landlord will give 24 hours notice before entering [1]."
     )
+    assert passage_answer(passage, 1, topical, threshold=0.5) == entry
+
+    def heading_first(sentences: Sequence[str]) -> list[float]:
+        # A short heading scored best: the best statement is quoted instead.
+        return [0.99 if "Entry" in s else 0.9 if "24 hours" in s else 0.8 for s in sentences]
+
+    assert passage_answer(passage, 1, heading_first, threshold=0.5) == entry
 
     def asks_for_the_title(sentences: Sequence[str]) -> list[float]:
         return [0.95 if "SUCCESSORS" in s else 0.1 for s in sentences]

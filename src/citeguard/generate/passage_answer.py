@@ -20,9 +20,10 @@ How the passage becomes sentences:
   "DISTRIBUTOR AGREEMENT") stay apart.
 * With the scorer's sentence scores, only the best sentence and the neighbours that also
   reach the answer threshold are quoted: the passage's window may open on the end of the
-  clause before. A heading ends the quote there: it names the clause, it does not answer,
-  and a judge reading "11. Landlord's Entry." as a claim finds nothing that states it. The
-  best sentence is quoted even when it is a heading (a question may ask for a title).
+  clause before. A heading is not quoted, and it ends the quote there: it names the clause
+  (and a short heading often scores best), it does not answer, and a judge reading "11.
+  Landlord's Entry." as a claim finds nothing that states it. Only when no other sentence
+  reaches the threshold is the best heading quoted (a question may ask for a title).
 """
 
 from __future__ import annotations
@@ -105,11 +106,13 @@ def passage_answer(
     sentences = passage_sentences(passage)
     if sentence_scores is not None and len(sentences) > 1:
         scores = list(sentence_scores(sentences))
-        best = max(range(len(sentences)), key=lambda i: scores[i])
-        first = last = best
 
         def quotable(i: int) -> bool:
             return scores[i] >= threshold and not is_heading(sentences[i])
+
+        statements = [i for i in range(len(sentences)) if quotable(i)]
+        best = max(statements or range(len(sentences)), key=lambda i: scores[i])
+        first = last = best
 
         while first > 0 and quotable(first - 1):
             first -= 1
