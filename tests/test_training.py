@@ -307,6 +307,12 @@ def test_training_continues_from_a_saved_model(
     )  # fmt: skip
     assert code == 2 and "no trained model there" in capsys.readouterr().err
     assert not (tmp_path / "no-miner").exists()
+    code = cli.main(
+        ["train", str(dataset), "--out", str(tmp_path / "no-miner"), "--kind", "verifier",
+         "--mined-negatives", "2", "--mine-with", str(first / "model"), *common]
+    )  # fmt: skip
+    assert code == 2 and "scorer only" in capsys.readouterr().err
+    assert not (tmp_path / "no-miner").exists()
     # A model of another architecture is refused with a clear message, nothing written.
     capsys.readouterr()
     refused = tmp_path / "refused"

@@ -144,6 +144,9 @@ def run_train(args: argparse.Namespace) -> int:
     settings = TrainSettings(**{k: v for k, v in chosen.items() if k in train_fields})
     if "seed" in chosen:
         pairs = dataclasses.replace(pairs, seed=chosen["seed"])
+    if pairs.mined_negatives > 0 and args.kind != "scorer":
+        print("error: --mined-negatives mines passages for the scorer only", file=sys.stderr)
+        return 2
     if pairs.mined_negatives > 0 and not pairs.mine_with:
         print("error: --mined-negatives needs --mine-with SCORER_DIR", file=sys.stderr)
         return 2
