@@ -54,7 +54,7 @@ def main(argv: list[str]) -> int:
         validation_questions,
     )
     from citeguard.evaluation.dataset import load_questions
-    from citeguard.evaluation.train_cross_encoder import auroc
+    from citeguard.evaluation.pair_metrics import auroc
     from citeguard.evaluation.train_pairs import PairSettings
     from citeguard.graph.context import Context
     from citeguard.graph.resources import Resources

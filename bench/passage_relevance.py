@@ -36,7 +36,7 @@ from citeguard.evaluation.calibrate_scorer import (
     question_sources,
     validation_questions,
 )
-from citeguard.evaluation.train_cross_encoder import auroc
+from citeguard.evaluation.pair_metrics import auroc
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context

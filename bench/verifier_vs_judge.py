@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from citeguard.evaluation.cli_train import edit_names
-from citeguard.evaluation.train_cross_encoder import auroc
+from citeguard.evaluation.pair_metrics import auroc
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.evaluation.verifier_pairs import CLAIM_EDITS, Claim, build_claims
 from citeguard.graph.context import Context

@@ -16,13 +16,8 @@ import torch
 from safetensors.torch import load_file
 
 from citeguard.errors import ModelUnavailableError
-from citeguard.evaluation.train_cross_encoder import (
-    TextPair,
-    TrainSettings,
-    auroc,
-    draw_training_pairs,
-    fit_threshold,
-)
+from citeguard.evaluation.pair_metrics import auroc, fit_threshold
+from citeguard.evaluation.train_cross_encoder import TextPair, TrainSettings, draw_training_pairs
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, Pair, PairSettings, build_pairs
 from citeguard.learned.bi_encoder import BiEncoderScorer
 from citeguard.learned.cross_encoder import EMBEDDINGS_PREFIX, CrossEncoder

@@ -65,7 +65,7 @@ from citeguard.evaluation.dataset import (
     load_questions,
 )
 from citeguard.evaluation.matching import span_overlaps
-from citeguard.evaluation.train_cross_encoder import auroc, fit_threshold, keep_threshold
+from citeguard.evaluation.pair_metrics import auroc, fit_threshold, keep_threshold
 from citeguard.evaluation.train_pairs import PairSettings, validation_documents
 from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context
