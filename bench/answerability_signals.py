@@ -49,12 +49,14 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     from citeguard.evaluation.calibrate_scorer import (
-        CalibrationSettings,
-        passage_holds_gold,
         validation_questions,
     )
     from citeguard.evaluation.dataset import load_questions
     from citeguard.evaluation.pair_metrics import auroc
+    from citeguard.evaluation.question_thresholds import (
+        CalibrationSettings,
+        passage_holds_gold,
+    )
     from citeguard.evaluation.train_pairs import PairSettings
     from citeguard.graph.context import Context
     from citeguard.graph.resources import Resources

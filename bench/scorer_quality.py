@@ -35,13 +35,15 @@ from bench_output import write_result
 
 from citeguard.documents import SearchHit
 from citeguard.evaluation.calibrate_scorer import (
-    CalibrationSettings,
     question_sources,
     validation_questions,
 )
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.pair_metrics import auroc
+from citeguard.evaluation.question_thresholds import (
+    CalibrationSettings,
+)
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.index.search import load_index
 from citeguard.learned.evidence import best_passages

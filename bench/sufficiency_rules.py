@@ -25,10 +25,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from citeguard.evaluation.calibrate_scorer import (
-    CalibrationSettings,
     question_sources,
-    score_question,
     validation_questions,
+)
+from citeguard.evaluation.question_thresholds import (
+    CalibrationSettings,
+    score_question,
 )
 from citeguard.evaluation.train_pairs import PairSettings, wordings
 from citeguard.graph.context import Context

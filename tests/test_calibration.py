@@ -16,20 +16,24 @@ import pytest
 
 from citeguard.documents import Chunk, SearchHit
 from citeguard.evaluation.calibrate_scorer import (
-    CalibrationSettings,
-    JudgedQuote,
-    QuestionScore,
     calibrate_scorer,
-    fit_passage_answer_threshold,
-    fit_question_thresholds,
-    fit_weak_passage_relevance,
-    judge_passage_answers,
-    passage_holds_gold,
     question_sources,
+)
+from citeguard.evaluation.dataset import GoldSpan, Question
+from citeguard.evaluation.question_thresholds import (
+    CalibrationSettings,
+    QuestionScore,
+    fit_question_thresholds,
+    passage_holds_gold,
     score_question,
     share_threshold,
 )
-from citeguard.evaluation.dataset import GoldSpan, Question
+from citeguard.evaluation.quote_thresholds import (
+    JudgedQuote,
+    fit_passage_answer_threshold,
+    fit_weak_passage_relevance,
+    judge_passage_answers,
+)
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.learned.cross_encoder import CrossEncoder
 from citeguard.serve import cli

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from citeguard.evaluation.calibrate_scorer import question_sources
+from citeguard.evaluation.calibrate_scorer import (
+    question_sources,
+)
 from citeguard.index.search import load_index
 from citeguard.learned import shipped
 from citeguard.learned.bi_encoder import BiEncoderScorer

@@ -51,11 +51,9 @@ import json
 import logging
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from citeguard.documents import SearchHit
 from citeguard.evaluation.dataset import (
@@ -64,266 +62,25 @@ from citeguard.evaluation.dataset import (
     dataset_docs_dir,
     load_questions,
 )
-from citeguard.evaluation.matching import span_overlaps
-from citeguard.evaluation.pair_metrics import auroc, fit_threshold, keep_threshold
+from citeguard.evaluation.question_thresholds import (
+    CalibrationSettings,
+    QuestionScore,
+    fit_question_thresholds,
+    score_question,
+)
+from citeguard.evaluation.quote_thresholds import (
+    JudgedQuote,
+    QuoteJudge,
+    judge_passage_answers,
+    passage_answer_summary,
+)
 from citeguard.evaluation.train_pairs import PairSettings, validation_documents
-from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context
 from citeguard.index.search import HybridSearcher
-from citeguard.learned.evidence import PairScorer, best_passages
+from citeguard.learned.evidence import PairScorer
 from citeguard.learned.saved_model import DESCRIPTION_FILE, describe_model
-from citeguard.text.citations import strip_citations
 
 logger = logging.getLogger(__name__)
-
-QuoteJudge = Callable[[str, str], float]
-"""P(the text answers the question), asked as (question, the passage answer's quote): the
-relevance check the validator asks of a passage answer (``relevance_reads_answer``)."""
-
-
-@dataclass(frozen=True)
-class CalibrationSettings:
-    """How the question-level thresholds are fitted; stored with them."""
-
-    max_questions: int = 600
-    """Questions drawn (seeded) from the validation documents: bounds CPU time."""
-    max_false_answer_share: float = 0.025
-    """Half the false-answer budget (0.05): the other half is left to the model's answers."""
-    min_precision: float = 0.6
-    """Guards against a split with few or easy unanswerable questions."""
-    floor_keep: float = 0.95
-    relevance_step: float = 0.05
-    """The weaker passages' relevance minimum is scanned down from 0.95 in these steps."""
-    seed: int = 13
-    scorer_rerank: bool = Context.scorer_rerank
-    """Ask with the hits reranked by the scorer before the sources are chosen, as a graph
-    with ``scorer_rerank`` on does; the default follows the graph's. Reranked sources'
-    best scores are higher than in retrieval order, so thresholds must be fitted the way
-    the graph will ask."""
-
-
-@dataclass(frozen=True)
-class QuestionScore:
-    """One question as the graph would see it."""
-
-    id: str
-    doc: str
-    answerable: bool
-    best_score: float
-    best_passage_answers: bool
-    """The best passage holds (most of) a gold span, or is mostly gold text."""
-    sources_hold_gold: bool
-
-
-def passage_holds_gold(passage: str, gold_spans: Sequence[str]) -> bool:
-    """Most of a gold span is in the passage, or most of the passage is gold text (a
-    clause longer than a passage)."""
-    return any(span_overlaps(s, passage) or span_overlaps(passage, s) for s in gold_spans)
-
-
-def score_question(
-    question: Question, source_texts: Sequence[str], scorer: PairScorer
-) -> QuestionScore:
-    """The best passage of the sources for ``question``, and whether it answers."""
-    gold = [s.text for s in question.gold_spans if s.text.strip()]
-    if not source_texts:
-        return QuestionScore(
-            question.id, question.doc or "", question.answerable, 0.0, False, False
-        )
-    best = best_passages(scorer, question.question, source_texts)
-    top = int(np.argmax([b.score for b in best]))
-    passage = source_texts[top][best[top].start : best[top].end]
-    return QuestionScore(
-        id=question.id,
-        doc=question.doc or "",
-        answerable=question.answerable,
-        best_score=best[top].score,
-        best_passage_answers=question.answerable and passage_holds_gold(passage, gold),
-        sources_hold_gold=question.answerable
-        and any(span_overlaps(s, text) for s in gold for text in source_texts),
-    )
-
-
-def share_threshold(scores: Sequence[float], max_share: float) -> float:
-    """The lowest threshold that at most ``max_share`` of ``scores`` reach (0.0 when there
-    are none): just above the score of the first one too many, counted from the top."""
-    if not scores:
-        return 0.0
-    ordered = sorted(scores, reverse=True)
-    allowed = int(round(max_share * len(ordered), 9))
-    if allowed >= len(ordered):
-        return 0.0
-    return float(np.nextafter(ordered[allowed], np.inf))
-
-
-def fit_question_thresholds(
-    rows: Sequence[QuestionScore], settings: CalibrationSettings
-) -> dict[str, Any]:
-    """The two thresholds from scored questions, and what they do on them."""
-    scores = [r.best_score for r in rows]
-    threshold = max(
-        fit_threshold(scores, [int(r.best_passage_answers) for r in rows], settings.min_precision),
-        share_threshold(
-            [r.best_score for r in rows if not r.answerable], settings.max_false_answer_share
-        ),
-    )
-    floor_rows = [r for r in rows if r.sources_hold_gold]
-    floor = (
-        keep_threshold(
-            [r.best_score for r in floor_rows], [1] * len(floor_rows), settings.floor_keep
-        )
-        if floor_rows
-        else 0.0
-    )
-    floor = min(floor, threshold)
-    answerable = [r for r in rows if r.answerable]
-    unanswerable = [r for r in rows if not r.answerable]
-
-    def share(
-        items: Sequence[QuestionScore], test: Callable[[QuestionScore], bool]
-    ) -> float | None:
-        return sum(test(r) for r in items) / len(items) if items else None
-
-    over = [r for r in rows if r.best_score >= threshold]
-    return {
-        "threshold": threshold,
-        "recall_threshold": floor,
-        "questions": len(rows),
-        "answerable": len(answerable),
-        "question_auroc": auroc(scores, [int(r.answerable) for r in rows]),
-        "answering_passage_auroc": auroc(scores, [int(r.best_passage_answers) for r in rows]),
-        "over_threshold": {
-            "answerable": share(answerable, lambda r: r.best_score >= threshold),
-            "unanswerable": share(unanswerable, lambda r: r.best_score >= threshold),
-            "best_passage_answers": share(over, lambda r: r.best_passage_answers),
-        },
-        "under_floor": {
-            "answerable": share(answerable, lambda r: r.best_score < floor),
-            "unanswerable": share(unanswerable, lambda r: r.best_score < floor),
-        },
-    }
-
-
-@dataclass(frozen=True)
-class JudgedQuote:
-    """A question's passage answer as the graph would draft it, and the relevance check's
-    verdict on its quote."""
-
-    id: str
-    answerable: bool
-    best_score: float
-    best_passage_answers: bool
-    relevance: float
-    quote: str
-
-
-def delivered_quotes(
-    judged: Sequence[JudgedQuote], at: float, judge_threshold: float
-) -> list[JudgedQuote]:
-    """The passage answers drafted from ``at`` that the relevance check lets through."""
-    return [q for q in judged if q.best_score >= at and q.relevance >= judge_threshold]
-
-
-def within_bounds(
-    kept: Sequence[JudgedQuote], budget: float, settings: CalibrationSettings
-) -> bool:
-    """Whether delivering ``kept`` answers at most ``budget`` unanswerable questions and
-    its answers' passages hold gold at least ``settings.min_precision`` of the time."""
-    false = sum(not q.answerable for q in kept)
-    right = sum(q.best_passage_answers for q in kept)
-    return false <= budget and not (kept and right / len(kept) < settings.min_precision)
-
-
-def fit_passage_answer_threshold(
-    judged: Sequence[JudgedQuote],
-    unanswerable: int,
-    ceiling: float,
-    settings: CalibrationSettings,
-    judge_threshold: float,
-) -> float:
-    """The lowest best-passage score at which the passage answers the relevance check keeps
-    stay within the false-answer budget and the precision guard (see the module docs).
-
-    Scanned from ``ceiling`` (the answer threshold) down through the judged questions'
-    scores, stopping at the first score that breaks either bound, so the threshold found
-    keeps both for every score above it too.
-    """
-    chosen = ceiling
-    budget = settings.max_false_answer_share * unanswerable
-    scores = sorted({q.best_score for q in judged if q.best_score < ceiling}, reverse=True)
-    for score in scores:
-        if not within_bounds(delivered_quotes(judged, score, judge_threshold), budget, settings):
-            break
-        chosen = score
-    return chosen
-
-
-def fit_weak_passage_relevance(
-    judged: Sequence[JudgedQuote],
-    unanswerable: int,
-    passage_threshold: float,
-    settings: CalibrationSettings,
-    judge_threshold: float,
-) -> float | None:
-    """The relevance minimum at which quotes of passages scored under the passage answer
-    threshold (but over the floor, where every judged quote is) may answer too; None when
-    none may.
-
-    The passage answers over ``passage_threshold`` at the run's ``judge_threshold`` are
-    delivered as before; the quotes of weaker passages are added from the strictest check
-    (0.95) down, stopping at the first minimum at which all of them together break the
-    false-answer budget or the precision guard. A weak passage's quote that the check is
-    sure of answers; one it half believes does not.
-    """
-    strong = delivered_quotes(judged, passage_threshold, judge_threshold)
-    weak = [q for q in judged if q.best_score < passage_threshold]
-    budget = settings.max_false_answer_share * unanswerable
-    chosen: float | None = None
-    steps = int(round((0.95 - judge_threshold) / settings.relevance_step, 9))
-    for step in range(max(steps, 0) + 1):
-        relevance = round(0.95 - step * settings.relevance_step, 6)
-        if not within_bounds(
-            strong + [q for q in weak if q.relevance >= relevance], budget, settings
-        ):
-            break
-        chosen = relevance
-    return chosen
-
-
-def judge_passage_answers(
-    questions: Sequence[Question],
-    rows: Sequence[QuestionScore],
-    sources_of: Callable[[Question], Sequence[str]],
-    scorer: PairScorer,
-    quote_judge: QuoteJudge,
-    min_score: float,
-    on_quote: Callable[[int, int], None] | None = None,
-) -> list[JudgedQuote]:
-    """Draft and judge the passage answer of every scored question whose best passage
-    reaches ``min_score`` (``rows[i]`` is ``questions[i]``'s score); ``on_quote(done,
-    total)`` after each."""
-    judged: list[JudgedQuote] = []
-    over = [(q, r) for q, r in zip(questions, rows, strict=True) if r.best_score >= min_score]
-    for n, (question, row) in enumerate(over, start=1):
-        drafted = passage_answer_of_sources(
-            scorer, question.question, list(sources_of(question)), min_score
-        )
-        if drafted is not None:
-            quote = strip_citations(drafted[1])
-            judged.append(
-                JudgedQuote(
-                    id=row.id,
-                    answerable=row.answerable,
-                    best_score=row.best_score,
-                    best_passage_answers=row.best_passage_answers,
-                    relevance=float(quote_judge(question.question, quote)),
-                    quote=quote,
-                )
-            )
-        if on_quote is not None:
-            on_quote(n, len(over))
-    return judged
-
 
 THRESHOLD_KEYS = (
     "threshold",
@@ -332,45 +89,6 @@ THRESHOLD_KEYS = (
     "weak_passage_relevance_threshold",
 )
 """The fitted thresholds, written at the top of ``model.json``."""
-
-
-def passage_answer_summary(
-    rows: Sequence[QuestionScore],
-    judged: Sequence[JudgedQuote],
-    threshold: float,
-    settings: CalibrationSettings,
-) -> dict[str, Any]:
-    """The passage answer threshold fitted on ``judged``, and what it does on them."""
-    judge_threshold = Context().judge_threshold
-    unanswerable = sum(not r.answerable for r in rows)
-    fitted = fit_passage_answer_threshold(
-        judged, unanswerable, threshold, settings, judge_threshold
-    )
-    weak = fit_weak_passage_relevance(judged, unanswerable, fitted, settings, judge_threshold)
-
-    def delivered(at: float, weak_relevance: float | None = None) -> dict[str, Any]:
-        kept = delivered_quotes(judged, at, judge_threshold)
-        if weak_relevance is not None:
-            kept += [q for q in judged if q.best_score < at and q.relevance >= weak_relevance]
-        return {
-            "answers": len(kept),
-            "right": sum(q.best_passage_answers for q in kept),
-            "unanswerable_answered": (
-                sum(not q.answerable for q in kept) / unanswerable if unanswerable else None
-            ),
-        }
-
-    return {
-        "passage_answer_threshold": fitted,
-        "weak_passage_relevance_threshold": weak,
-        "passage_answers": {
-            "judged": len(judged),
-            "judge_threshold": judge_threshold,
-            "at_answer_threshold": delivered(threshold),
-            "at_passage_answer_threshold": delivered(fitted),
-            "with_weak_passages": delivered(fitted, weak),
-        },
-    }
 
 
 def validation_questions(

@@ -1,0 +1,144 @@
+"""Question-level thresholds of the evidence scorer: how each question's best passage
+scores, and the answer threshold and refusal floor fitted on those scores.
+
+The graph decides on a question's *best* passage among its sources, so its thresholds
+are fitted on whole questions (``citeguard calibrate``, :mod:`.calibrate_scorer`), not on
+the single pairs training scored; the rules are in that module's docs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from citeguard.evaluation.dataset import Question
+from citeguard.evaluation.matching import span_overlaps
+from citeguard.evaluation.pair_metrics import auroc, fit_threshold, keep_threshold
+from citeguard.graph.context import Context
+from citeguard.learned.evidence import PairScorer, best_passages
+
+
+@dataclass(frozen=True)
+class CalibrationSettings:
+    """How the question-level thresholds are fitted; stored with them."""
+
+    max_questions: int = 600
+    """Questions drawn (seeded) from the validation documents: bounds CPU time."""
+    max_false_answer_share: float = 0.025
+    """Half the false-answer budget (0.05): the other half is left to the model's answers."""
+    min_precision: float = 0.6
+    """Guards against a split with few or easy unanswerable questions."""
+    floor_keep: float = 0.95
+    relevance_step: float = 0.05
+    """The weaker passages' relevance minimum is scanned down from 0.95 in these steps."""
+    seed: int = 13
+    scorer_rerank: bool = Context.scorer_rerank
+    """Ask with the hits reranked by the scorer before the sources are chosen, as a graph
+    with ``scorer_rerank`` on does; the default follows the graph's. Reranked sources'
+    best scores are higher than in retrieval order, so thresholds must be fitted the way
+    the graph will ask."""
+
+
+@dataclass(frozen=True)
+class QuestionScore:
+    """One question as the graph would see it."""
+
+    id: str
+    doc: str
+    answerable: bool
+    best_score: float
+    best_passage_answers: bool
+    """The best passage holds (most of) a gold span, or is mostly gold text."""
+    sources_hold_gold: bool
+
+
+def passage_holds_gold(passage: str, gold_spans: Sequence[str]) -> bool:
+    """Most of a gold span is in the passage, or most of the passage is gold text (a
+    clause longer than a passage)."""
+    return any(span_overlaps(s, passage) or span_overlaps(passage, s) for s in gold_spans)
+
+
+def score_question(
+    question: Question, source_texts: Sequence[str], scorer: PairScorer
+) -> QuestionScore:
+    """The best passage of the sources for ``question``, and whether it answers."""
+    gold = [s.text for s in question.gold_spans if s.text.strip()]
+    if not source_texts:
+        return QuestionScore(
+            question.id, question.doc or "", question.answerable, 0.0, False, False
+        )
+    best = best_passages(scorer, question.question, source_texts)
+    top = int(np.argmax([b.score for b in best]))
+    passage = source_texts[top][best[top].start : best[top].end]
+    return QuestionScore(
+        id=question.id,
+        doc=question.doc or "",
+        answerable=question.answerable,
+        best_score=best[top].score,
+        best_passage_answers=question.answerable and passage_holds_gold(passage, gold),
+        sources_hold_gold=question.answerable
+        and any(span_overlaps(s, text) for s in gold for text in source_texts),
+    )
+
+
+def share_threshold(scores: Sequence[float], max_share: float) -> float:
+    """The lowest threshold that at most ``max_share`` of ``scores`` reach (0.0 when there
+    are none): just above the score of the first one too many, counted from the top."""
+    if not scores:
+        return 0.0
+    ordered = sorted(scores, reverse=True)
+    allowed = int(round(max_share * len(ordered), 9))
+    if allowed >= len(ordered):
+        return 0.0
+    return float(np.nextafter(ordered[allowed], np.inf))
+
+
+def fit_question_thresholds(
+    rows: Sequence[QuestionScore], settings: CalibrationSettings
+) -> dict[str, Any]:
+    """The two thresholds from scored questions, and what they do on them."""
+    scores = [r.best_score for r in rows]
+    threshold = max(
+        fit_threshold(scores, [int(r.best_passage_answers) for r in rows], settings.min_precision),
+        share_threshold(
+            [r.best_score for r in rows if not r.answerable], settings.max_false_answer_share
+        ),
+    )
+    floor_rows = [r for r in rows if r.sources_hold_gold]
+    floor = (
+        keep_threshold(
+            [r.best_score for r in floor_rows], [1] * len(floor_rows), settings.floor_keep
+        )
+        if floor_rows
+        else 0.0
+    )
+    floor = min(floor, threshold)
+    answerable = [r for r in rows if r.answerable]
+    unanswerable = [r for r in rows if not r.answerable]
+
+    def share(
+        items: Sequence[QuestionScore], test: Callable[[QuestionScore], bool]
+    ) -> float | None:
+        return sum(test(r) for r in items) / len(items) if items else None
+
+    over = [r for r in rows if r.best_score >= threshold]
+    return {
+        "threshold": threshold,
+        "recall_threshold": floor,
+        "questions": len(rows),
+        "answerable": len(answerable),
+        "question_auroc": auroc(scores, [int(r.answerable) for r in rows]),
+        "answering_passage_auroc": auroc(scores, [int(r.best_passage_answers) for r in rows]),
+        "over_threshold": {
+            "answerable": share(answerable, lambda r: r.best_score >= threshold),
+            "unanswerable": share(unanswerable, lambda r: r.best_score >= threshold),
+            "best_passage_answers": share(over, lambda r: r.best_passage_answers),
+        },
+        "under_floor": {
+            "answerable": share(answerable, lambda r: r.best_score < floor),
+            "unanswerable": share(unanswerable, lambda r: r.best_score < floor),
+        },
+    }
