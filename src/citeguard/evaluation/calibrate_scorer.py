@@ -76,7 +76,7 @@ from citeguard.evaluation.quote_thresholds import (
 )
 from citeguard.evaluation.train_pairs import PairSettings, validation_documents
 from citeguard.graph.context import Context
-from citeguard.index.search import HybridSearcher
+from citeguard.index.searcher import Searcher
 from citeguard.learned.evidence import PairScorer
 from citeguard.learned.saved_model import DESCRIPTION_FILE, describe_model
 
@@ -105,7 +105,7 @@ def validation_questions(
 
 
 def question_sources(
-    searcher: HybridSearcher,
+    searcher: Searcher,
     question: str,
     docs: Sequence[str] | None,
     rerank_by: PairScorer | None = None,

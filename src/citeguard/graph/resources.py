@@ -23,6 +23,7 @@ from citeguard.graph.access import ServerAccess
 from citeguard.graph.context import Context
 from citeguard.graph.drafts import DraftStore
 from citeguard.index.embedding_cache import CachedEmbed
+from citeguard.index.searcher import Searcher
 from citeguard.learned.evidence import CachedPairScorer, best_passage_score
 from citeguard.llm.model_work import WorkCounter, work_counter_of
 from citeguard.validate.validator import JudgeFn, RelevanceFn
@@ -61,7 +62,7 @@ class Resources:
     def __init__(
         self,
         chat_model: Any | None = None,
-        searcher: Any | None = None,
+        searcher: Searcher | None = None,
         embed: Callable[[Sequence[str]], np.ndarray] | None = None,
         judge: JudgeFn | None = None,
         relevance: RelevanceFn | None = None,
@@ -86,7 +87,7 @@ class Resources:
         self._learned_cache: dict[str, CachedPairScorer] = {}
         self._local_judge: LocalJudge | None = None
         self._lock = threading.Lock()
-        self._searchers: dict[tuple[str, str], tuple[int, Any]] = {}
+        self._searchers: dict[tuple[str, str], tuple[int, Searcher]] = {}
         self._chat_models: dict[str, Any] = {}
         self._cached_embeds: dict[int, tuple[Any, CachedEmbed]] = {}
 
@@ -103,8 +104,9 @@ class Resources:
         chosen = policy.index_dir(ctx.index_dir) if policy is not None else ctx.index_dir
         return resolve_index_dir(chosen)
 
-    def searcher(self, ctx: Context) -> Any:
-        """The hybrid searcher over ``ctx.index_dir``, reloaded when the index changes on disk."""
+    def searcher(self, ctx: Context) -> Searcher:
+        """The searcher given at construction, else the hybrid searcher over
+        ``ctx.index_dir``, reloaded when the index changes on disk."""
         index_dir = self.index_dir(ctx)  # the access check comes first, fakes or not
         if self._searcher is not None:
             return self._searcher

@@ -9,11 +9,11 @@ from citeguard.documents import SearchHit
 from citeguard.graph.context import Context
 from citeguard.graph.passage_scores import AnswerScores
 from citeguard.index.opening import choose_sources
-from citeguard.index.search import HybridSearcher
+from citeguard.index.searcher import Searcher
 
 
 def retrieve_sources(
-    searcher: HybridSearcher,
+    searcher: Searcher,
     question: str,
     ctx: Context,
     docs: Sequence[str] | None,

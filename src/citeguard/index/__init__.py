@@ -13,6 +13,7 @@ from citeguard.index.fusion import (
     reciprocal_rank_fusion,
 )
 from citeguard.index.search import HybridSearcher, UnknownDocumentError
+from citeguard.index.searcher import Searcher, StoredChunkVectors
 from citeguard.index.store import (
     DocumentRecord,
     IndexData,
@@ -31,6 +32,8 @@ __all__ = [
     "HybridSearcher",
     "IndexData",
     "Manifest",
+    "Searcher",
+    "StoredChunkVectors",
     "UnknownDocumentError",
     "fuse",
     "fuse_minmax",

@@ -21,7 +21,7 @@ from citeguard.documents import SearchHit
 
 
 class OpeningFinder(Protocol):
-    """What finds a document's opening chunk: the hybrid searcher."""
+    """What finds a document's opening chunk: any :class:`~citeguard.index.searcher.Searcher`."""
 
     def opening_hit(self, doc: str, query: str, mode: str = "hybrid") -> SearchHit | None: ...
 
