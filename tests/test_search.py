@@ -1,4 +1,5 @@
-"""Hybrid search: modes, fusion, scoping, de-duplication, reranking, LangChain retriever."""
+"""Hybrid search: modes, fusion, scoping, de-duplication, reranking, LangChain retriever;
+the search interface every backend implements (index/searcher.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from citeguard.documents import Chunk
+from citeguard.documents import Chunk, SearchHit
+from citeguard.graph.context import Context
+from citeguard.graph.passage_scores import AnswerScores
+from citeguard.graph.sources import retrieve_sources
 from citeguard.index.bm25 import tokenize
 from citeguard.index.dense import HashingEmbedder
+from citeguard.index.embedder import Embedder
 from citeguard.index.fusion import fuse_minmax, reciprocal_rank_fusion
 from citeguard.index.rerank import cue_count, heuristic_rerank
 from citeguard.index.retriever import CiteGuardRetriever
 from citeguard.index.search import HybridSearcher, UnknownDocumentError
+from citeguard.index.searcher import Searcher, StoredChunkVectors
 
 EMBEDDER = HashingEmbedder(dimension=64)
 
@@ -255,3 +261,72 @@ def test_langchain_retriever_returns_documents_with_citation_metadata() -> None:
 def test_an_empty_scope_means_all_documents() -> None:
     searcher = build(CHUNKS)
     assert searcher.search("rent", k=3, docs=[]) == searcher.search("rent", k=3)
+
+
+# -- the search interface ---------------------------------------------------------------
+
+OPENING = chunk("lease.pdf", 0, "This lease is made between Ann Lee (Landlord) and Bo Park.")
+BODY = [
+    chunk("lease.pdf", 1, "The tenant shall pay rent on the first day of each month."),
+    chunk("lease.pdf", 2, "Either party may end this lease with sixty days notice."),
+]
+
+
+class ListSearcher:
+    """A second backend in miniature: hits in a fixed order, no stored vectors."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.chunks = list(chunks)
+
+    @property
+    def documents(self) -> list[str]:
+        return sorted({c.doc for c in self.chunks})
+
+    @property
+    def embedder(self) -> Embedder:
+        return EMBEDDER
+
+    def search(
+        self,
+        query: str,
+        k: int = 8,
+        mode: str = "hybrid",
+        alpha: float = 0.5,
+        docs: Sequence[str] | None = None,
+        fusion: str = "minmax",
+        rerank: bool = False,
+        query_vector: np.ndarray | None = None,
+    ) -> list[SearchHit]:
+        found = [c for c in self.chunks if c.char_start > 0 and (not docs or c.doc in docs)]
+        return [
+            SearchHit(chunk=c, score=1.0 - 0.1 * n, dense_score=0.5, lexical_score=1.0, rank=n + 1)
+            for n, c in enumerate(found[:k])
+        ]
+
+    def opening_hit(self, doc: str, query: str, mode: str = "hybrid") -> SearchHit | None:
+        first = min((c for c in self.chunks if c.doc == doc), key=lambda c: c.char_start)
+        return SearchHit(chunk=first, score=0.0, dense_score=0.1, lexical_score=0.0, rank=0)
+
+
+def test_the_hybrid_searcher_implements_the_interface_and_its_stored_vectors() -> None:
+    chunks = [OPENING, *BODY]
+    hybrid = HybridSearcher.from_arrays(
+        chunks, EMBEDDER.embed_documents([c.text for c in chunks]), embedder=EMBEDDER
+    )
+    assert isinstance(hybrid, Searcher)
+    assert isinstance(hybrid, StoredChunkVectors)
+    assert not isinstance(object(), Searcher)
+
+
+def test_the_source_rule_runs_on_any_backend_that_implements_the_interface() -> None:
+    backend = ListSearcher([OPENING, *BODY])
+    assert isinstance(backend, Searcher)
+    assert not isinstance(backend, StoredChunkVectors)
+    question = "Who are the parties to this lease?"
+    hits, sources = retrieve_sources(
+        backend, question, Context(), ["lease.pdf"], AnswerScores(None, question)
+    )
+    assert [h.chunk.chunk_id for h in hits] == ["lease.pdf#1", "lease.pdf#2"]
+    # A question about the parties gets the document's opening among its sources, found
+    # through the interface's opening_hit.
+    assert OPENING.chunk_id in [s.chunk.chunk_id for s in sources]
