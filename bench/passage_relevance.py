@@ -36,9 +36,7 @@ from citeguard.evaluation.calibrate_scorer import (
     validation_questions,
 )
 from citeguard.evaluation.pair_metrics import auroc
-from citeguard.evaluation.question_thresholds import (
-    CalibrationSettings,
-)
+from citeguard.evaluation.question_thresholds import CalibrationSettings
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context

@@ -41,9 +41,7 @@ from citeguard.evaluation.calibrate_scorer import (
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.pair_metrics import auroc
-from citeguard.evaluation.question_thresholds import (
-    CalibrationSettings,
-)
+from citeguard.evaluation.question_thresholds import CalibrationSettings
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.index.search import load_index
 from citeguard.learned.evidence import best_passages

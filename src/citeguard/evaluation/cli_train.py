@@ -19,9 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from citeguard.evaluation.question_thresholds import (
-    CalibrationSettings,
-)
+from citeguard.evaluation.question_thresholds import CalibrationSettings
 from citeguard.evaluation.train_cross_encoder import ARCHITECTURES, KINDS, TrainSettings
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.evaluation.verifier_pairs import CLAIM_EDITS, check_claim_edits
@@ -276,9 +274,7 @@ def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run_calibrate(args: argparse.Namespace) -> int:
     """Calibrate and print the thresholds and what they do on the validation questions."""
     from citeguard.errors import ModelUnavailableError
-    from citeguard.evaluation.calibrate_scorer import (
-        calibrate_scorer,
-    )
+    from citeguard.evaluation.calibrate_scorer import calibrate_scorer
     from citeguard.learned.shipped import load_pair_model
 
     try:

@@ -62,7 +62,8 @@ def fit_passage_answer_threshold(
     judge_threshold: float,
 ) -> float:
     """The lowest best-passage score at which the passage answers the relevance check keeps
-    stay within the false-answer budget and the precision guard (see the module docs).
+    stay within the false-answer budget and the precision guard (the rules:
+    :mod:`.calibrate_scorer`'s docs).
 
     Scanned from ``ceiling`` (the answer threshold) down through the judged questions'
     scores, stopping at the first score that breaks either bound, so the threshold found

@@ -23,7 +23,7 @@ from citeguard.graph.access import ServerAccess
 from citeguard.graph.context import Context
 from citeguard.graph.drafts import DraftStore
 from citeguard.index.embedding_cache import CachedEmbed
-from citeguard.index.searcher import Searcher
+from citeguard.index.searcher import Searcher, StoredChunkVectors
 from citeguard.learned.evidence import CachedPairScorer, best_passage_score
 from citeguard.llm.model_work import WorkCounter, work_counter_of
 from citeguard.validate.validator import JudgeFn, RelevanceFn
@@ -148,11 +148,11 @@ class Resources:
         embed = self.embed(ctx)
         if self._embed is not None or not isinstance(embed, CachedEmbed):
             return embed
-        stored = getattr(self.searcher(ctx), "stored_chunk_vector", None)
-        if stored is None:
+        searcher = self.searcher(ctx)
+        if not isinstance(searcher, StoredChunkVectors):
             return embed
         for item in evidence:
-            found = stored(str(item.get("chunk_id", "")))
+            found = searcher.stored_chunk_vector(str(item.get("chunk_id", "")))
             if found is not None and found[0] == item.get("text"):
                 embed.remember(found[0], found[1])
         return embed
@@ -162,9 +162,10 @@ class Resources:
 
         They are in the index's vector space, so not with an injected ``embed``.
         """
-        if self._embed is not None:
+        searcher = self.searcher(ctx)
+        if self._embed is not None or not isinstance(searcher, StoredChunkVectors):
             return None
-        return getattr(self.searcher(ctx), "stored_sentence_vectors", None)
+        return searcher.stored_sentence_vectors
 
     # -- generation ------------------------------------------------------------------
     def invoker(self, ctx: Context) -> Callable[[list[tuple[str, str]], str | None], str]:

@@ -1,6 +1,6 @@
 """The index as the rest of CiteGuard sees it: what a search backend must implement.
 
-The graph, the CLI, calibration and the benches find sources through :class:`Searcher`
+The graph and the scorer's calibration find sources through :class:`Searcher`
 only, never through how an index is stored. :class:`~citeguard.index.search.HybridSearcher`
 (BM25 + FAISS in a folder on disk) is the one backend today; another (a database, a
 shared server) implements the same methods and is handed to
