@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
 import sys
 import time
 import warnings
@@ -231,6 +232,30 @@ def test_generation_cache_serves_a_repeated_call_without_warnings(
     # Outside the block the cache is gone: the model runs again.
     local_chat_model().invoke("q")
     assert len(fake_llama.calls) == 3
+
+
+def test_two_processes_can_open_a_new_generation_cache_at_once(tmp_path: Path) -> None:
+    """Two evaluations started together on a new cache folder both open it (each creates
+    the table when missing; unserialized, the second failed with "already exists")."""
+    cache_file = tmp_path / "cache" / "generations.sqlite"
+    script = (
+        "import sys\n"
+        "from citeguard.llm.generation_cache import sqlite_generation_cache\n"
+        "for _ in range(3):\n"
+        "    sqlite_generation_cache(sys.argv[1])\n"
+    )
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(cache_file)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    results = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0, 0], [err for _, err in results]
+    assert cache_file.is_file()
 
 
 def test_stream_yields_the_answer_in_pieces(fake_llama: FakeLlama) -> None:
