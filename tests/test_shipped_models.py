@@ -52,6 +52,29 @@ def test_the_scorer_prefers_the_answering_passage() -> None:
 
 
 @pytest.mark.integration
+def test_the_scorer_embeds_a_passage_once_for_every_question_asked_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scorer = BiEncoderScorer(shipped.shipped_folder("scorer"))
+    encoded: list[str] = []
+    encode = scorer.model.encode
+
+    def counting_encode(texts: list[str], **kwargs: object) -> object:
+        encoded.extend(texts)
+        return encode(texts, **kwargs)
+
+    monkeypatch.setattr(scorer.model, "encode", counting_encode)
+    first = scorer.scores([(GOVERNING, ANSWERS), (GOVERNING, DOES_NOT)])
+    other = "Who delivers the sales reports?"
+    second = scorer.scores([(other, ANSWERS), (other, DOES_NOT)])
+    assert encoded == [GOVERNING, ANSWERS, DOES_NOT, other]
+    # The same scores as embedding everything afresh.
+    fresh = BiEncoderScorer(shipped.shipped_folder("scorer"))
+    assert fresh.scores([(other, ANSWERS), (other, DOES_NOT)]) == pytest.approx(second, abs=1e-6)
+    assert first[0] > first[1] and second[1] > second[0]
+
+
+@pytest.mark.integration
 def test_the_shipped_scorer_is_the_bi_encoder_calibrated_on_whole_questions() -> None:
     scorer = shipped.shipped_model("scorer")
     assert isinstance(scorer, BiEncoderScorer)

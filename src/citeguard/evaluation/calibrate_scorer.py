@@ -109,14 +109,16 @@ def question_sources(
     question: str,
     docs: Sequence[str] | None,
     rerank_by: PairScorer | None = None,
+    top_k: int = Context.top_k,
 ) -> list[SearchHit]:
     """The sources the graph's defaults (:class:`~citeguard.graph.context.Context`) give
-    ``question``: its search, reranked by ``rerank_by`` when given (``scorer_rerank``), then
-    :func:`~citeguard.index.opening.choose_sources`, as the retrieve node does."""
+    ``question``: its search for ``top_k`` hits, reranked by ``rerank_by`` when given
+    (``scorer_rerank``), then :func:`~citeguard.index.opening.choose_sources`, as the
+    retrieve node does."""
     from citeguard.graph.passage_scores import AnswerScores
     from citeguard.graph.sources import retrieve_sources
 
-    graph = Context(scorer_rerank=rerank_by is not None)
+    graph = Context(scorer_rerank=rerank_by is not None, top_k=top_k)
     _, sources = retrieve_sources(
         searcher, question, graph, docs, AnswerScores(rerank_by, question)
     )
@@ -172,6 +174,7 @@ def calibrate_scorer(
             question.question,
             question.scope(indexed),
             scorer if settings.scorer_rerank else None,
+            settings.top_k,
         )
         return [hit.chunk.text for hit in chosen]
 

@@ -211,6 +211,13 @@ CALIBRATE_OPTIONS = (
     ),
     ("floor_keep", CalibrationSettings, float, "share of answerable questions the floor keeps"),
     ("seed", CalibrationSettings, int, "seed of the question sample"),
+    (
+        "top_k",
+        CalibrationSettings,
+        int,
+        "hits retrieved per question, as the graph's top_k (with --scorer-rerank, the pool "
+        "the scorer reorders); fit for the setting the graph will run with",
+    ),
 )
 
 

@@ -40,6 +40,10 @@ class CalibrationSettings:
     with ``scorer_rerank`` on does; the default follows the graph's. Reranked sources'
     best scores are higher than in retrieval order, so thresholds must be fitted the way
     the graph will ask."""
+    top_k: int = Context.top_k
+    """Hits retrieved per question, as the graph's ``top_k`` (with ``scorer_rerank`` the
+    pool the scorer reorders before the sources are chosen); the default follows the
+    graph's."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ the thresholds and the weights' sha256.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,9 @@ EMBEDDINGS_PREFIX = "embeddings."
 INITIAL_SCALE = 10.0
 INITIAL_BIAS = -5.0
 """The line's start: cosine 0.5 maps to P = 0.5, cosine 0.8 to 0.95."""
+CACHED_TEXTS = 20_000
+"""Embeddings kept for texts scored before (~30 MB at 384 dimensions): the passages of
+some hundred documents' retrieved chunks."""
 
 
 def base_embedder(base_model: str, max_length: int) -> Any:
@@ -157,23 +161,46 @@ class BiEncoderScorer(DescribedThresholds):
         self.batch_size = batch_size
         self._torch = torch
         self._lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """P(the second text answers the first) for each pair; each distinct text is
-        embedded once (a question is paired with every passage of its sources)."""
+        embedded once (a question is paired with every passage of its sources), and a text
+        embedded for an earlier call is not embedded again (:meth:`_vectors`)."""
         if not pairs:
             return np.zeros(0)
         texts = list(dict.fromkeys(text for pair in pairs for text in pair))
-        with self._lock, self._torch.inference_mode():
-            vectors = self.model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+        vectors = self._vectors(texts)
         row = {text: i for i, text in enumerate(texts)}
         first = vectors[[row[a] for a, _ in pairs]]
         second = vectors[[row[b] for _, b in pairs]]
         cosine = (first * second).sum(axis=1).astype(np.float64)
         return 1.0 / (1.0 + np.exp(-(self.scale * cosine + self.bias)))
+
+    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """The unit embeddings of distinct ``texts``, one row each.
+
+        A passage's embedding does not depend on the question it is paired with (the two
+        are embedded apart), so the passages of a document's chunks, scored again for each
+        question asked of it, are read from a bounded cache of the most recently embedded
+        texts (:data:`CACHED_TEXTS`) instead of being embedded again.
+        """
+        with self._lock:
+            missing = [text for text in texts if text not in self._cache]
+            if missing:
+                with self._torch.inference_mode():
+                    fresh = self.model.encode(
+                        missing,
+                        batch_size=self.batch_size,
+                        normalize_embeddings=True,
+                        convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )
+                for text, vector in zip(missing, fresh, strict=True):
+                    self._cache[text] = vector
+            for text in texts:
+                self._cache.move_to_end(text)
+            rows = np.stack([self._cache[text] for text in texts])
+            while len(self._cache) > CACHED_TEXTS:
+                self._cache.popitem(last=False)
+        return rows
