@@ -299,16 +299,18 @@ def test_calibration_asks_with_the_scorers_rerank_when_the_graph_would() -> None
     plain = question_sources(searcher, question, ["doc.pdf"])  # type: ignore[arg-type]
     reranked = question_sources(searcher, question, ["doc.pdf"], KeywordScorer())  # type: ignore[arg-type]
     assert [h.chunk.chunk_id for h in plain] == ["c0", "c1", "c2", "c3"]
-    assert reranked[0].chunk.chunk_id == "c6"
+    # Retrieval's first stays first; the scorer's choice comes next.
+    assert [h.chunk.chunk_id for h in reranked[:2]] == ["c0", "c6"]
     assert len(reranked) == len(plain)
 
 
 def test_calibration_reranks_the_pool_of_the_graphs_top_k() -> None:
-    """With a pool of 6 hits the answering seventh is out of the scorer's reach; with the
-    graph's 8 (or more) it is reranked first, as the retrieve node would with that top_k."""
+    """With a pool of 6 hits the answering seventh is out of the scorer's reach; with 8
+    (or more) it is reranked first after retrieval's first, as the retrieve node would
+    with that pool."""
     searcher = FakeSearcher()
     question = "Which law governs the agreement?"
-    small = question_sources(searcher, question, ["doc.pdf"], KeywordScorer(), top_k=6)  # type: ignore[arg-type]
-    large = question_sources(searcher, question, ["doc.pdf"], KeywordScorer(), top_k=8)  # type: ignore[arg-type]
+    small = question_sources(searcher, question, ["doc.pdf"], KeywordScorer(), rerank_pool=6)  # type: ignore[arg-type]
+    large = question_sources(searcher, question, ["doc.pdf"], KeywordScorer(), rerank_pool=8)  # type: ignore[arg-type]
     assert "c6" not in [h.chunk.chunk_id for h in small]
-    assert large[0].chunk.chunk_id == "c6"
+    assert large[1].chunk.chunk_id == "c6"

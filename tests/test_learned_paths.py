@@ -75,12 +75,45 @@ def prompts(resources: Resources) -> list[str]:
     return [str(p) for p in resources._chat_model.prompts]  # type: ignore[union-attr]
 
 
-def test_scorer_rerank_puts_the_answering_chunk_first() -> None:
+def test_scorer_rerank_puts_the_answering_chunk_after_retrievals_first() -> None:
     scorer = KeywordScorer("cat")
     _, resources = run([GOOD], scorer, scorer_rerank=True, context_k=2)
     prompt = prompts(resources)[0]
-    assert prompt.index("one cat") < prompt.index("monthly rent")
+    # Retrieval's best hit (the rent clause) stays first; the scorer's choice comes next.
+    assert prompt.index("monthly rent") < prompt.index("one cat")
     _, plain = run([GOOD], scorer, context_k=2)  # off: retrieval order, no scoring
+    assert "one cat" not in prompts(plain)[0]
+
+
+def test_scorer_rerank_reorders_a_pool_larger_than_top_k(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scorer reorders scorer_rerank_pool hits after retrieval's first, so a chunk
+    retrieval ranks below top_k can become a source; without a scorer (weights missing)
+    the search asks for top_k in retrieval order, as before."""
+    searched: list[int] = []
+
+    def recording(resources: Resources) -> Resources:
+        searcher = resources._searcher
+        search = searcher.search  # type: ignore[union-attr]
+
+        def record(query: str, k: int = 8, **kwargs: Any) -> Any:
+            searched.append(k)
+            return search(query, k=k, **kwargs)
+
+        searcher.search = record  # type: ignore[union-attr,method-assign]
+        return resources
+
+    settings = Context(scorer_rerank=True, top_k=2, scorer_rerank_pool=8, context_k=2)
+    resources = recording(fake_resources([GOOD]))
+    resources._evidence_scorer = KeywordScorer("cat")
+    compile_graph(resources).invoke({"question": RENT_Q}, context=settings)
+    assert searched == [8]
+    assert "one cat" in prompts(resources)[0]  # not retrieval's first hit for the rent
+    searched.clear()
+    monkeypatch.setattr(shipped, "shipped_model", lambda kind: None)
+    plain = recording(fake_resources([GOOD]))
+    plain._evidence_scorer = None
+    compile_graph(plain).invoke({"question": RENT_Q}, context=settings)
+    assert searched == [2]
     assert "one cat" not in prompts(plain)[0]
 
 

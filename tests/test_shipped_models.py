@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from citeguard.evaluation.calibrate_scorer import (
-    question_sources,
-)
+from citeguard.evaluation.calibrate_scorer import question_sources
+from citeguard.graph.context import Context
 from citeguard.index.search import load_index
 from citeguard.learned import shipped
 from citeguard.learned.bi_encoder import BiEncoderScorer
@@ -83,6 +82,11 @@ def test_the_shipped_scorer_is_the_bi_encoder_calibrated_on_whole_questions() ->
     settings = calibration["settings"]
     assert calibration["over_threshold"]["best_passage_answers"] >= settings["min_precision"]
     assert calibration["over_threshold"]["unanswerable"] <= settings["max_false_answer_share"]
+    # Fitted the way the graph asks by default: its rerank and the pool it reorders.
+    graph = Context()
+    assert settings["scorer_rerank"] == graph.scorer_rerank
+    if graph.scorer_rerank:
+        assert settings["scorer_rerank_pool"] == graph.scorer_rerank_pool
     # A passage on another topic falls under the refusal floor.
     assert best_passage_score(scorer, GOVERNING, DOES_NOT) < scorer.recall_threshold
 
@@ -109,9 +113,12 @@ def test_the_shipped_scorer_lets_the_demo_question_on_the_lease_through(tmp_path
     index = tmp_path / "index"
     assert cli.main(["ingest", str(corpus), "--index", str(index)]) == 0
     question = "Does the lease include a parking space?"
-    sources = question_sources(load_index(index), question, None)
-    assert any("parking space number 7" in hit.chunk.text for hit in sources)
     scorer = shipped.shipped_model("scorer")
     assert scorer is not None
+    # As the graph's defaults ask: reordered by the scorer when scorer_rerank is on.
+    sources = question_sources(
+        load_index(index), question, None, scorer if Context().scorer_rerank else None
+    )
+    assert any("parking space number 7" in hit.chunk.text for hit in sources)
     best = max(b.score for b in best_passages(scorer, question, [h.chunk.text for h in sources]))
     assert best >= scorer.recall_threshold

@@ -13,7 +13,8 @@ seeded split training used, never trained on), asked as the graph asks them:
    context_k, mode, alpha, fusion); the sources are chosen by the graph's rule
    (:func:`~citeguard.index.opening.choose_sources`: the first ``context_k`` hits, and the
    document's opening for a question about its date or parties; with ``scorer_rerank``,
-   the hits are first ordered by the scorer, as the graph does with that setting on);
+   ``scorer_rerank_pool`` hits are retrieved and first ordered by the scorer, as the
+   graph does with that setting on);
 3. each source is scored by its best passage; the question's best passage is the one the
    passage answer (``scorer_answer``) would quote.
 
@@ -109,16 +110,16 @@ def question_sources(
     question: str,
     docs: Sequence[str] | None,
     rerank_by: PairScorer | None = None,
-    top_k: int = Context.top_k,
+    rerank_pool: int = Context.scorer_rerank_pool,
 ) -> list[SearchHit]:
     """The sources the graph's defaults (:class:`~citeguard.graph.context.Context`) give
-    ``question``: its search for ``top_k`` hits, reranked by ``rerank_by`` when given
-    (``scorer_rerank``), then :func:`~citeguard.index.opening.choose_sources`, as the
-    retrieve node does."""
+    ``question``: its search, or with ``rerank_by`` (``scorer_rerank``) its search for
+    ``rerank_pool`` hits reordered by that scorer; then
+    :func:`~citeguard.index.opening.choose_sources`, as the retrieve node does."""
     from citeguard.graph.passage_scores import AnswerScores
     from citeguard.graph.sources import retrieve_sources
 
-    graph = Context(scorer_rerank=rerank_by is not None, top_k=top_k)
+    graph = Context(scorer_rerank=rerank_by is not None, scorer_rerank_pool=rerank_pool)
     _, sources = retrieve_sources(
         searcher, question, graph, docs, AnswerScores(rerank_by, question)
     )
@@ -174,7 +175,7 @@ def calibrate_scorer(
             question.question,
             question.scope(indexed),
             scorer if settings.scorer_rerank else None,
-            settings.top_k,
+            settings.scorer_rerank_pool,
         )
         return [hit.chunk.text for hit in chosen]
 

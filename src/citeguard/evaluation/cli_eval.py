@@ -41,6 +41,7 @@ EVAL_OPTIONS = (
     ContextOption("challenge_refusals"),
     ContextOption("opening_source"),
     ContextOption("scorer_rerank"),
+    ContextOption("scorer_rerank_pool", metavar="N"),
     ContextOption("scorer_sufficiency"),
     ContextOption("scorer_answer"),
     ContextOption("passage_relevance_reads_quote"),

@@ -212,11 +212,11 @@ CALIBRATE_OPTIONS = (
     ("floor_keep", CalibrationSettings, float, "share of answerable questions the floor keeps"),
     ("seed", CalibrationSettings, int, "seed of the question sample"),
     (
-        "top_k",
+        "scorer_rerank_pool",
         CalibrationSettings,
         int,
-        "hits retrieved per question, as the graph's top_k (with --scorer-rerank, the pool "
-        "the scorer reorders); fit for the setting the graph will run with",
+        "with --scorer-rerank, the hits retrieved for the scorer to reorder, as the graph's "
+        "scorer_rerank_pool; fit for the setting the graph will run with",
     ),
 )
 

@@ -40,10 +40,9 @@ class CalibrationSettings:
     with ``scorer_rerank`` on does; the default follows the graph's. Reranked sources'
     best scores are higher than in retrieval order, so thresholds must be fitted the way
     the graph will ask."""
-    top_k: int = Context.top_k
-    """Hits retrieved per question, as the graph's ``top_k`` (with ``scorer_rerank`` the
-    pool the scorer reorders before the sources are chosen); the default follows the
-    graph's."""
+    scorer_rerank_pool: int = Context.scorer_rerank_pool
+    """With ``scorer_rerank``, the hits retrieved for the scorer to reorder, as the
+    graph's setting of that name; the default follows the graph's."""
 
 
 @dataclass(frozen=True)

@@ -96,11 +96,22 @@ class Context:
         ),
     )
     scorer_rerank: bool = field(
-        default=False,
+        default=True,
         metadata=_doc(
-            "Order the retrieved chunks by the trained evidence scorer (the best passage's "
-            "P(answers the question)) before the sources are chosen. The scorer's thresholds "
-            "are fitted for the setting it ships with (model.json: question_calibration)."
+            "Retrieve scorer_rerank_pool chunks instead of top_k and, after retrieval's "
+            "first, order them by the trained evidence scorer (the best passage's "
+            "P(answers the question)) before the sources are chosen; without the scorer, "
+            "top_k in retrieval order. The "
+            "scorer's thresholds are fitted for the setting it ships with (model.json: "
+            "question_calibration)."
+        ),
+    )
+    scorer_rerank_pool: int = field(
+        default=24,
+        metadata=_doc(
+            "Chunks retrieved for the evidence scorer to reorder with scorer_rerank: a "
+            "larger pool than top_k puts the answering chunk among the sources more often "
+            "(docs/results.md, 'The scorer reorders a larger pool')."
         ),
     )
     scorer_sufficiency: bool = field(

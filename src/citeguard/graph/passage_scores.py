@@ -23,6 +23,11 @@ class AnswerScores:
         self._question = question
         self._by_chunk: dict[str, BestPassage] = {}
 
+    @property
+    def has_scorer(self) -> bool:
+        """Whether there is a scorer to score with (the weights loaded)."""
+        return self._scorer is not None
+
     def score(self, hits: Sequence[SearchHit]) -> None:
         """Score the chunks of ``hits`` not yet scored, in one batch."""
         todo = [hit for hit in hits if hit.chunk.chunk_id not in self._by_chunk]

@@ -19,20 +19,26 @@ def retrieve_sources(
     docs: Sequence[str] | None,
     scores: AnswerScores,
 ) -> tuple[list[SearchHit], list[SearchHit]]:
-    """(the retrieved hits, the sources the model sees) under ``ctx``: the search, the
-    scorer's rerank when ``ctx.scorer_rerank`` (``scores`` without a scorer keeps retrieval
-    order), then :func:`~citeguard.index.opening.choose_sources`."""
+    """(the retrieved hits, the sources the model sees) under ``ctx``: the search for
+    ``ctx.top_k`` hits, or with ``ctx.scorer_rerank`` and a scorer, for
+    ``ctx.scorer_rerank_pool`` hits, the first kept first and the rest reordered by the
+    scorer; then :func:`~citeguard.index.opening.choose_sources`."""
+    reranks = ctx.scorer_rerank and scores.has_scorer
     hits = searcher.search(
         question,
-        k=ctx.top_k,
+        k=ctx.scorer_rerank_pool if reranks else ctx.top_k,
         mode=ctx.retrieval_mode,
         alpha=ctx.alpha,
         docs=list(docs) if docs else None,
         fusion=ctx.fusion,
         rerank=ctx.rerank,
     )
-    if ctx.scorer_rerank:
-        hits = scores.reranked(hits)
+    if reranks and hits:
+        # Retrieval's best hit stays the first source: the scorer was trained on contracts,
+        # and a question in everyday words of another kind of document ("Is there a
+        # parking space?" of a lease) can score every passage low and the answering one
+        # lower than some; the words it shares with the question still find it.
+        hits = [hits[0], *scores.reranked(hits[1:])]
     sources = choose_sources(
         hits,
         question,

@@ -43,6 +43,7 @@ ASK_OPTIONS = (
     ContextOption("challenge_refusals"),
     ContextOption("opening_source", flag="--no-opening-source"),
     ContextOption("scorer_rerank"),
+    ContextOption("scorer_rerank_pool", metavar="N"),
     ContextOption("scorer_sufficiency"),
     ContextOption("scorer_answer"),
     ContextOption("passage_relevance_reads_quote"),

@@ -38,7 +38,7 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         hits, sources = retrieve_sources(
             searcher, state["question"], ctx, state.get("docs") or None, scored
         )
-        scored.score(sources)  # (all hits were scored already when reranked)
+        scored.score(sources)  # (reranked hits were scored already)
         retrieved = [scored.annotated(hit_to_evidence(hit)) for hit in hits]
         evidence = [scored.annotated(hit_to_evidence(hit)) for hit in sources]
         answering = (
