@@ -96,7 +96,7 @@ class Context:
         ),
     )
     scorer_rerank: bool = field(
-        default=True,
+        default=False,
         metadata=_doc(
             "Retrieve scorer_rerank_pool chunks instead of top_k and, after retrieval's "
             "first, order them by the trained evidence scorer (the best passage's "
@@ -111,7 +111,7 @@ class Context:
         metadata=_doc(
             "Chunks retrieved for the evidence scorer to reorder with scorer_rerank: a "
             "larger pool than top_k puts the answering chunk among the sources more often "
-            "(docs/results.md, 'The scorer reorders a larger pool')."
+            "(docs/results.md, 'The scorer reorders a larger pool (an option)')."
         ),
     )
     scorer_sufficiency: bool = field(
