@@ -1,8 +1,10 @@
-"""Files that appear whole or not at all: written beside their target, then renamed."""
+"""Files that appear whole or not at all (written beside their target, then renamed), and
+the lock that serializes a read-modify-write of shared files across processes."""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import tempfile
@@ -36,3 +38,16 @@ def write_json_atomic(path: Path, data: Any) -> None:
     """Write ``data`` as indented JSON to ``path`` through :func:`replaced_on_success`."""
     with replaced_on_success(path, suffix=".tmp") as tmp:
         tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_file: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_file`` (created, with its folder) for the block,
+    across processes: the others wait at the same call until the block ends."""
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_file, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -101,9 +101,8 @@ class Context:
             "Retrieve scorer_rerank_pool chunks instead of top_k and, after retrieval's "
             "first, order them by the trained evidence scorer (the best passage's "
             "P(answers the question)) before the sources are chosen; without the scorer, "
-            "top_k in retrieval order. The "
-            "scorer's thresholds are fitted for the setting it ships with (model.json: "
-            "question_calibration)."
+            "top_k in retrieval order. The scorer's thresholds are fitted for the setting "
+            "it ships with (model.json: question_calibration)."
         ),
     )
     scorer_rerank_pool: int = field(

@@ -28,7 +28,6 @@ FAISS's own format.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -43,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from citeguard import environment
+from citeguard.atomic_files import exclusive_lock
 from citeguard.documents import Chunk
 from citeguard.errors import IncompatibleIndexError, IndexNotFoundError, IndexStoreError
 from citeguard.index.bm25 import BM25Index
@@ -395,13 +395,8 @@ def writer_lock(index_dir: str | os.PathLike[str] | None) -> Iterator[Path]:
     Readers need no lock: they follow ``CURRENT``. Yields the index folder (created).
     """
     folder = resolve_index_dir(index_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / LOCK_FILE, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield folder
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with exclusive_lock(folder / LOCK_FILE):
+        yield folder
 
 
 def write_index(index_dir: str | os.PathLike[str] | None, data: IndexData) -> Path:

@@ -7,10 +7,11 @@ maintainers are winding it down) touches one file.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from citeguard.atomic_files import exclusive_lock
 
 _current: Any = None
 """The cache local chat models are built with (None: no cache); set by
@@ -70,11 +71,5 @@ def sqlite_generation_cache(path: str | Path) -> Any:
     # Creating the cache creates its table when missing; two evaluations starting at once
     # on a new cache folder would both try, and the second would fail with "table
     # full_llm_cache already exists". A lock on a sibling file serializes the creation.
-    lock_path = Path(str(path) + ".lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with lock_path.open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            return CoreObjectsSQLiteCache(database_path=str(path))
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with exclusive_lock(Path(str(path) + ".lock")):
+        return CoreObjectsSQLiteCache(database_path=str(path))
