@@ -100,6 +100,39 @@ def test_answer_pointing_elsewhere_instead_of_stating_fails() -> None:
     assert result.passed
 
 
+PARKING_CLAUSE = (
+    "Landlord leases to Tenant the apartment known as Unit 4B, together with the use of "
+    "parking space number 7 in the rear lot. Unless otherwise specified in writing, the "
+    "parking space may not be sublet."
+)
+
+
+def test_a_sentence_that_says_what_the_document_does_not_mention_fails() -> None:
+    # Seen from a fresh clone: every word of the first answer stands in the clause, and
+    # the 1.5B judge found it supported, yet it opens with a false claim of silence.
+    question = "Is there a parking space?"
+    for answer in (
+        "The lease does not explicitly mention a parking space, but it does state the use "
+        "of parking space number 7 in the rear lot [1].",
+        "The lease doesn't specify a parking space for Unit 4B [1].",
+        "The location of parking space number 7 is not stated [1].",
+        "There is no mention of a parking space in the rear lot [1].",
+    ):
+        result = validate_answer(answer, [PARKING_CLAUSE], question, STRICT)
+        assert not result.passed, answer
+        assert "claims_absence" in result.sentences[0].reasons, answer
+        assert "answer with the refusal" in result.feedback_text
+    # Stating what the clause says passes, and so do its own words quoted, "unless
+    # otherwise specified" included; a clause's "may not" is no claim of silence.
+    for answer in (
+        "The lease includes the use of parking space number 7 in the rear lot [1].",
+        "Unless otherwise specified in writing, the parking space may not be sublet [1].",
+    ):
+        result = validate_answer(answer, [PARKING_CLAUSE], question, STRICT)
+        assert "claims_absence" not in result.sentences[0].reasons, answer
+        assert result.passed, answer
+
+
 TERM_CLAUSE = (
     "This Agreement shall commence on the date this Agreement is signed by the last "
     "signatory and shall remain in force for two (2) years unless terminated earlier."

@@ -74,6 +74,29 @@ _ENDS_MID_PHRASE = re.compile(
 )
 
 
+# A claim about what the document leaves out ("The lease does not explicitly mention a
+# parking space, but ...", "The notice period is not specified"): silence cannot be cited,
+# and the first such sentence seen passed every word check beside a clause that did
+# mention the parking space. Verbs about what a text says only: "does not include
+# utilities" or "does not permit assignment" can be what a clause states.
+_TEXT_VERBS = (
+    r"mention|specify|state|say|address|discuss|reference|refer\s+to|indicate|describe|"
+    r"detail|list|define|clarify|contain\s+(?:any\s+)?(?:mention|information|reference|details?)"
+)
+_TEXT_VERBS_PASSIVE = r"mentioned|specified|stated|addressed|discussed|referenced|described|defined"
+_CLAIMS_ABSENCE = re.compile(
+    r"\b(?:does|do|did)\s*(?:not|n't)\s+(?:\w+ly\s+)?(?:" + _TEXT_VERBS + r")\b"
+    r"|\b(?:is|are|was|were)\s*(?:not|n't)\s+(?:\w+ly\s+)?(?:" + _TEXT_VERBS_PASSIVE + r")\b"
+    r"|\b(?:no|without\s+any|makes\s+no)\s+(?:\w+\s+)?(?:mention|reference)\s+(?:of|to)\b",
+    re.IGNORECASE,
+)
+
+
+def claims_absence(claim: str) -> bool:
+    """Whether the sentence says what the document does not mention, state or specify."""
+    return bool(_CLAIMS_ABSENCE.search(claim))
+
+
 def ends_mid_phrase(claim: str) -> bool:
     """Whether the sentence (citations removed) ends on an article, conjunction, "is", a
     preposition or a colon: "expires after [4]." stops before what it was about to say."""
@@ -236,6 +259,9 @@ def _strict_reasons(
         reasons.append("number_not_in_evidence")
     if refers_elsewhere(claim):
         reasons.append("refers_elsewhere")
+    if claims_absence(claim) and not is_verbatim(claim, ctx.evidence(cited)):
+        # A clause's own "unless otherwise specified" quoted word for word is its text.
+        reasons.append("claims_absence")
     if ends_mid_phrase(claim):
         reasons.append("incomplete_sentence")
     return reasons, support

@@ -31,7 +31,9 @@ Levels (each includes the one before):
         must be stated by the cited evidence (see :mod:`citeguard.text.tokens`).
         A sentence that points elsewhere instead of stating the fact ("effective on the
         date first above written", "the fees set forth below") fails ("refers_elsewhere"),
-        and so does one that stops mid-phrase ("..., which is [2].", "incomplete_sentence").
+        and so does one that stops mid-phrase ("..., which is [2].", "incomplete_sentence")
+        or one that says what the document leaves out ("The lease does not explicitly
+        mention a parking space, but ...", "claims_absence"): silence cannot be cited.
     (c) *Best source.* If another given source covers the sentence's words better than the
         cited one(s) by at least ``repair_margin`` (a share of the words that overlapping
         chunks never reach), the citation is repaired to that source, the

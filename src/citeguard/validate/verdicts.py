@@ -143,6 +143,10 @@ REASON_TEXT: dict[str, str] = {
         "instead of stating it; give the actual date, amount or term from the sources, or "
         "answer with the refusal if the sources do not state it"
     ),
+    "claims_absence": (
+        "says what the document does not mention or state; a citation backs only what its "
+        "source states: state what the source says, or answer with the refusal"
+    ),
     "yes_no_terms_not_in_evidence": (
         "answers a yes/no question with words of the question that the cited source does "
         "not contain"
