@@ -30,6 +30,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from bench_output import write_result
 
@@ -80,7 +81,7 @@ def main(argv: list[str]) -> int:
         if args.validation_split
         else load_questions(args.dataset / "questions.jsonl", unique_ids=False)
     )
-    rows = []
+    rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     for q in questions:
         sources = question_sources(searcher, q.question, q.scope(indexed))

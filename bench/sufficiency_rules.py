@@ -23,6 +23,7 @@ import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from citeguard.evaluation.calibrate_scorer import (
     question_sources,
@@ -110,7 +111,7 @@ def main(argv: list[str]) -> int:
                 band(best, floor, threshold),
             )
         ] += 1
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"word_rule": rule, "label": label, "scorer": where, "questions": n}
         for (rule, label, where), n in sorted(counts.items())
     ]

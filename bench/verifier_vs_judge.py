@@ -10,7 +10,10 @@ cuad-dev none of these documents was seen in training.
 
 Writes bench/results/verifier_vs_judge.json: for each judge, AUROC, the share of wrong pairs
 rejected and of correct pairs kept at its threshold (the verifier's shipped threshold; the
-judge's default 0.5), the same by kind of edit, and the seconds per pair.
+judge's default 0.5), the same by kind of edit, and the seconds per pair. Each judge is
+also measured as the validator uses it (``..._with_rules``): asked only about claims that
+the rule checks pass (numbers stated by the evidence, no names reversed, no negation
+flipped, :mod:`citeguard.validate.copy_edits`); a claim a rule fails scores 0.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from citeguard.evaluation.verifier_pairs import CLAIM_EDITS, Claim, build_claims
 from citeguard.graph.context import Context
 from citeguard.learned.evidence import best_passage_score
 from citeguard.learned.shipped import shipped_model
+from citeguard.text.quantities import unsupported_quantities
+from citeguard.validate.copy_edits import copy_edit_reasons
 
 OUT = Path("bench/results/verifier_vs_judge.json")
 
@@ -63,6 +68,19 @@ def timed(score: Callable[[str, str], float], claims: Sequence[Claim]) -> tuple[
     return scores, time.perf_counter() - started
 
 
+def fails_rules(claim: Claim) -> bool:
+    """Whether the validator's rule checks reject the claim before any judge reads it."""
+    return bool(
+        unsupported_quantities(claim.claim, claim.evidence)
+        or copy_edit_reasons(claim.claim, claim.evidence)
+    )
+
+
+def with_rules(claims: Sequence[Claim], scores: Sequence[float]) -> list[float]:
+    """The judge's scores, 0 where a rule check rejects the claim first."""
+    return [0.0 if fails_rules(c) else s for c, s in zip(claims, scores, strict=True)]
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", nargs="?", default="../shared/data/cuad-dev", type=Path)
@@ -89,12 +107,19 @@ def main(argv: list[str]) -> int:
     results: dict[str, object] = {"dataset": str(args.dataset), "command": " ".join(sys.argv)}
     scores, seconds = timed(lambda c, e: best_passage_score(verifier, c, e), claims)
     results["verifier"] = rates(claims, scores, verifier.threshold, seconds)
+    results["verifier_with_rules"] = rates(
+        claims, with_rules(claims, scores), verifier.threshold, seconds
+    )
     if not args.no_judge:
         from citeguard.llm.judge import local_judge
 
         judge = local_judge()
         scores, seconds = timed(judge.support_probability, claims)
-        results["llm_judge"] = rates(claims, scores, Context().judge_threshold, seconds)
+        threshold = Context().judge_threshold
+        results["llm_judge"] = rates(claims, scores, threshold, seconds)
+        results["llm_judge_with_rules"] = rates(
+            claims, with_rules(claims, scores), threshold, seconds
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))

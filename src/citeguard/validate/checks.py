@@ -24,6 +24,7 @@ from citeguard.text.tokens import (
     sentence_token_set,
     token_set,
 )
+from citeguard.validate.copy_edits import copy_edit_reasons
 from citeguard.validate.focus import claim_focused_source
 from citeguard.validate.settings import EPSILON, ValidationSettings
 from citeguard.validate.verdicts import (
@@ -259,6 +260,7 @@ def _strict_reasons(
         reasons.append("number_not_in_evidence")
     if refers_elsewhere(claim):
         reasons.append("refers_elsewhere")
+    reasons.extend(copy_edit_reasons(claim, ctx.evidence(cited)))
     if claims_absence(claim) and not is_verbatim(claim, ctx.evidence(cited)):
         # A clause's own "unless otherwise specified" quoted word for word is its text.
         reasons.append("claims_absence")

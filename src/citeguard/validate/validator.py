@@ -34,6 +34,10 @@ Levels (each includes the one before):
         and so does one that stops mid-phrase ("..., which is [2].", "incomplete_sentence")
         or one that says what the document leaves out ("The lease does not explicitly
         mention a parking space, but ...", "claims_absence"): silence cannot be cited.
+        A sentence that copies its source's words but turns them around fails too
+        (:mod:`.copy_edits`): two names in each other's place ("ETON shall pay to Aucta"
+        from "Aucta shall pay to ETON", "names_reversed") or a "not" added or dropped
+        ("negation_flipped").
     (c) *Best source.* If another given source covers the sentence's words better than the
         cited one(s) by at least ``repair_margin`` (a share of the words that overlapping
         chunks never reach), the citation is repaired to that source, the

@@ -143,6 +143,13 @@ REASON_TEXT: dict[str, str] = {
         "instead of stating it; give the actual date, amount or term from the sources, or "
         "answer with the refusal if the sources do not state it"
     ),
+    "names_reversed": (
+        "copies the source's words with two names in each other's place; say who does what "
+        "as the source says it"
+    ),
+    "negation_flipped": (
+        "copies the source's words but adds or drops a 'not'; say it as the source says it"
+    ),
     "claims_absence": (
         "says what the document does not mention or state; a citation backs only what its "
         "source states: state what the source says, or answer with the refusal"
