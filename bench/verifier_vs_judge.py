@@ -1,6 +1,7 @@
 """The support verifier against the 1.5B LLM judge, on the same (claim, evidence) pairs.
 
     python bench/verifier_vs_judge.py ../shared/data/cuad-dev [--max-pairs 300] [--no-judge]
+    python bench/verifier_vs_judge.py ../shared/data/cuad-train --validation-split --no-judge
 
 The pairs are built from a labelled dataset as the verifier's training pairs are
 (``citeguard.evaluation.verifier_pairs``): each gold clause sentence against the passage that
@@ -86,6 +87,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("dataset", nargs="?", default="../shared/data/cuad-dev", type=Path)
     parser.add_argument("--max-pairs", type=int, default=300, help="seeded sample (default 300)")
     parser.add_argument("--no-judge", action="store_true", help="the verifier only (fast)")
+    parser.add_argument(
+        "--validation-split",
+        action="store_true",
+        help="only the documents training holds out for validation (a training dataset such "
+        "as cuad-train: the verifier's own validation split); default: every document",
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument(
         "--claim-edits",
@@ -96,7 +103,10 @@ def main(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
 
-    settings = PairSettings(validation_share=1.0, claim_edits=args.claim_edits)
+    if args.validation_split:
+        settings = PairSettings(claim_edits=args.claim_edits)
+    else:
+        settings = PairSettings(validation_share=1.0, claim_edits=args.claim_edits)
     _, claims = build_claims(args.dataset, settings)
     if len(claims) > args.max_pairs:
         claims = random.Random(13).sample(claims, args.max_pairs)
