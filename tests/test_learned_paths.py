@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from citeguard.generate.passage_answer import is_numbered_heading, passage_answer, passage_sentences
+from citeguard.generate.passage_answer import passage_answer
 from citeguard.generate.prompts import REFUSAL
 from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
@@ -436,34 +436,6 @@ def test_passage_answer_stops_at_a_heading_unless_the_heading_is_the_best_senten
     assert passage_answer(passage, 1, asks_for_the_title, threshold=0.5) == (
         "12. SUCCESSORS AND ASSIGNS [1]."
     )
-
-
-def test_a_numbered_heading_in_sentence_case_is_neither_joined_nor_quoted() -> None:
-    # As a privacy policy writes its headings: the heading ends on a lower-case word, as a
-    # line the page broke does, but the paragraph after it opens with a capital.
-    passage = (
-        "We notify you of a breach without undue delay.\n\n"
-        "9. Where your data is stored\n\n"
-        "Our servers are located in the European Union. Backups stay there too."
-    )
-    assert passage_sentences(passage) == [
-        "We notify you of a breach without undue delay",
-        "9. Where your data is stored",
-        "Our servers are located in the European Union",
-        "Backups stay there too",
-    ]
-
-    def about_storage(sentences: Sequence[str]) -> list[float]:
-        return [
-            0.9 if "stored" in s or "servers" in s or "Backups" in s else 0.1 for s in sentences
-        ]
-
-    assert passage_answer(passage, 3, about_storage, threshold=0.5) == (
-        "Our servers are located in the European Union [3]. Backups stay there too [3]."
-    )
-    # A numbered statement closed by its period is not a heading.
-    assert not is_numbered_heading("2. Rent is due.")
-    assert is_numbered_heading("10. Changes and contact")
 
 
 @pytest.mark.parametrize(

@@ -24,9 +24,6 @@ How the passage becomes sentences:
   (and a short heading often scores best), it does not answer, and a judge reading "11.
   Landlord's Entry." as a claim finds nothing that states it. Only when no other sentence
   reaches the threshold is the best heading quoted (a question may ask for a title).
-  A numbered heading in sentence case ("9. Where your data is stored", as privacy
-  policies write them) is told from a statement by the page: no closing punctuation, a
-  few words; it is neither joined to the paragraph after it nor quoted.
 """
 
 from __future__ import annotations
@@ -70,20 +67,9 @@ def is_heading(sentence: str) -> bool:
     )
 
 
-def is_numbered_heading(piece: str) -> bool:
-    """Whether a piece of the passage, as the page wrote it, is a numbered heading in any
-    letter case ("9. Where your data is stored", "5.1 Term"): a section number, at most
-    :data:`HEADING_MAX_WORDS` words, and no closing punctuation ("2. Rent is due." is a
-    statement)."""
-    text = piece.strip()
-    match = _SECTION_NUMBER.match(text)
-    if match is None or re.search(r"[.;:,!?]$", text):
-        return False
-    return 0 < len(text[match.end() :].split()) <= HEADING_MAX_WORDS
-
-
-def _passage_pieces(passage: str) -> list[tuple[str, bool]]:
-    """(sentence, whether it is a heading) for the passage's complete sentences."""
+def passage_sentences(passage: str) -> list[str]:
+    """The passage's complete sentences, in order, each as it stands in the passage apart
+    from whitespace, a closing dangling connective and closing punctuation."""
     pieces = [s.text for s in split_sentences(passage)]
     joined: list[str] = []
     for piece in pieces:
@@ -91,26 +77,17 @@ def _passage_pieces(passage: str) -> list[tuple[str, bool]]:
         if (
             joined
             and (_ENDS_ON_LOWER_WORD.search(joined[-1]) or _OPENS_LOWER.match(piece))
-            # A numbered heading ("9. Where your data is stored") ends on a lower-case word
-            # too, but what follows it opens a paragraph of its own.
-            and not (is_numbered_heading(joined[-1]) and not _OPENS_LOWER.match(piece))
             and len(split_sentences(together)) == 1
         ):
             joined[-1] = together
         else:
             joined.append(piece)
-    sentences: list[tuple[str, bool]] = []
+    sentences: list[str] = []
     for text in joined:
         body = _DANGLING_CONNECTIVE.sub("", " ".join(text.split()).rstrip(" .;:,"))
         if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
-            sentences.append((body, is_heading(body) or is_numbered_heading(text)))
+            sentences.append(body)
     return sentences
-
-
-def passage_sentences(passage: str) -> list[str]:
-    """The passage's complete sentences, in order, each as it stands in the passage apart
-    from whitespace, a closing dangling connective and closing punctuation."""
-    return [text for text, _ in _passage_pieces(passage)]
 
 
 def passage_answer(
@@ -126,13 +103,12 @@ def passage_answer(
             sentences are quoted.
         threshold: the score a neighbour of the best sentence needs to be quoted too.
     """
-    pieces = _passage_pieces(passage)
-    sentences = [text for text, _ in pieces]
+    sentences = passage_sentences(passage)
     if sentence_scores is not None and len(sentences) > 1:
         scores = list(sentence_scores(sentences))
 
         def quotable(i: int) -> bool:
-            return scores[i] >= threshold and not pieces[i][1]
+            return scores[i] >= threshold and not is_heading(sentences[i])
 
         statements = [i for i in range(len(sentences)) if quotable(i)]
         best = max(statements or range(len(sentences)), key=lambda i: scores[i])
