@@ -16,7 +16,6 @@ Usage: ``python scripts/make_other_kinds.py [OUTPUT_DIR]`` (default ``datasets/o
 from __future__ import annotations
 
 import html
-import json
 import sys
 from pathlib import Path
 
@@ -476,32 +475,12 @@ def _build(
 
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
-    out_dir.mkdir(parents=True, exist_ok=True)
     docs = {
         "privacy_policy.pdf": _build(POLICY_TITLE, POLICY_INTRO, POLICY_SECTIONS, POLICY_HEADER),
         "house_rules.pdf": _build(RULES_TITLE, RULES_INTRO, RULES_SECTIONS, RULES_HEADER),
     }
     titles = {"privacy_policy.pdf": POLICY_TITLE, "house_rules.pdf": RULES_TITLE}
-    (out_dir / "docs").mkdir(exist_ok=True)
-    for name, doc in docs.items():
-        layout._save(doc, out_dir / "docs" / name, titles[name])
-    lines = []
-    for question in QUESTIONS:
-        spans = [str(s) for s in question["gold_spans"]]  # type: ignore[attr-defined]
-        record = {
-            "id": question["id"],
-            "question": question["question"],
-            "doc": question["doc"],
-            "answerable": question["answerable"],
-            "gold_spans": [{"text": s} for s in spans],
-            "gold_pages": layout.gold_pages(docs[str(question["doc"])], spans),
-            "reference_answer": question["reference_answer"],
-        }
-        lines.append(json.dumps(record, ensure_ascii=False))
-    (out_dir / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    for name, doc in docs.items():
-        print(f"{name}: {doc.page_count} pages")
-    print(f"questions.jsonl: {len(lines)} questions")
+    layout.write_dataset(out_dir, docs, titles, QUESTIONS)
 
 
 if __name__ == "__main__":

@@ -673,15 +673,20 @@ def gold_pages(doc: pymupdf.Document, spans: list[str]) -> list[int]:
     return sorted(pages)
 
 
-def main(out_dir: Path = DEFAULT_OUT) -> None:
+def write_dataset(
+    out_dir: Path,
+    docs: dict[str, pymupdf.Document],
+    titles: dict[str, str],
+    questions: list[dict[str, object]],
+) -> None:
+    """Save ``docs`` under ``out_dir/docs`` and ``questions`` as ``questions.jsonl``, each
+    question's gold pages found where its gold spans are rendered."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    docs = {"lease.pdf": build_lease(), "tenant_guide.pdf": build_guide()}
-    titles = {"lease.pdf": LEASE_TITLE, "tenant_guide.pdf": GUIDE_TITLE}
     (out_dir / "docs").mkdir(exist_ok=True)
     for name, doc in docs.items():
         _save(doc, out_dir / "docs" / name, titles[name])
     lines = []
-    for question in QUESTIONS:
+    for question in questions:
         spans = list(question["gold_spans"])  # type: ignore[call-overload]
         record = {
             "id": question["id"],
@@ -697,6 +702,12 @@ def main(out_dir: Path = DEFAULT_OUT) -> None:
     for name, doc in docs.items():
         print(f"{name}: {doc.page_count} pages")
     print(f"questions.jsonl: {len(lines)} questions")
+
+
+def main(out_dir: Path = DEFAULT_OUT) -> None:
+    docs = {"lease.pdf": build_lease(), "tenant_guide.pdf": build_guide()}
+    titles = {"lease.pdf": LEASE_TITLE, "tenant_guide.pdf": GUIDE_TITLE}
+    write_dataset(out_dir, docs, titles, QUESTIONS)
 
 
 if __name__ == "__main__":
