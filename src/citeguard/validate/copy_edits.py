@@ -7,7 +7,8 @@ the trained verifier scores a swap of parties nearly as high as the clause itsel
 (``docs/results.md``, "The verifier with harder claims"). Both edits are decided here by
 comparing the claim with the evidence's own wording:
 
-- :func:`reverses_names`: two names joined by the same words in both, in the other order;
+- :func:`reverses_names`: with two of its names swapped, the claim copies the evidence's
+  word trigrams clearly better than as written;
 - :func:`flips_negation`: the claim and a passage of the evidence are the same words once
   "not"/"never" is removed from both, but not as written.
 
@@ -32,6 +33,7 @@ _SYMMETRIC = re.compile(r"^[\s,]*(?:and|or|nor|&|/|,)?(?:\s+the)?[\s,]*$", re.IG
 # Trigrams of the evidence a swap must gain to count: one could be chance.
 _SWAP_GAIN = 2
 _ARTICLES = frozenset({"the", "a", "an"})
+# A longer run of capitals is a sentence in capitals ("IN NO EVENT SHALL ..."), not a name.
 _NAME_WORDS = 5
 _NEGATION = re.compile(r"\b(?:not|never)\b")
 
