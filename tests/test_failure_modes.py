@@ -117,6 +117,7 @@ def test_a_sentence_that_says_what_the_document_does_not_mention_fails() -> None
         "The lease doesn't specify a parking space for Unit 4B [1].",
         "The location of parking space number 7 is not stated [1].",
         "There is no mention of a parking space in the rear lot [1].",
+        "The lease does not provide any specific information about parking space number 7 [1].",
     ):
         result = validate_answer(answer, [PARKING_CLAUSE], question, STRICT)
         assert not result.passed, answer

@@ -82,7 +82,8 @@ _ENDS_MID_PHRASE = re.compile(
 # utilities" or "does not permit assignment" can be what a clause states.
 _TEXT_VERBS = (
     r"mention|specify|state|say|address|discuss|reference|refer\s+to|indicate|describe|"
-    r"detail|list|define|clarify|contain\s+(?:any\s+)?(?:mention|information|reference|details?)"
+    r"detail|list|define|clarify|(?:contain|provide|give|offer|include)\s+(?:any\s+)?"
+    r"(?:specific\s+|explicit\s+)?(?:mention|information|reference|details?)"
 )
 _TEXT_VERBS_PASSIVE = r"mentioned|specified|stated|addressed|discussed|referenced|described|defined"
 _CLAIMS_ABSENCE = re.compile(
