@@ -45,6 +45,7 @@ from citeguard.evaluation.train_pairs import PairSettings, holds_gold, validatio
 from citeguard.text.passages import Passage, passages
 from citeguard.text.quantities import extract_quantities
 from citeguard.text.sentences import split_sentences
+from citeguard.validate.copy_edits import swap_names
 
 RELABELS: tuple[tuple[str, str], ...] = (
     ("notice period", "cure period"),
@@ -150,11 +151,7 @@ def swap_roles(claim: str, parties: Sequence[str]) -> str | None:
     named = parties_in_order(claim, parties)
     if len(named) < 2:
         return None
-    first, second = named[0], named[1]
-    marker = "\x00"
-    swapped = re.sub(rf"\b{re.escape(first)}\b", marker, claim)
-    swapped = re.sub(rf"\b{re.escape(second)}\b", first, swapped)
-    return swapped.replace(marker, second)
+    return swap_names(claim, named[0], named[1])
 
 
 def flip_negation(claim: str) -> str | None:

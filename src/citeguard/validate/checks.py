@@ -229,6 +229,7 @@ def _strict_reasons(
 ) -> tuple[list[str], float | None]:
     """Strict checks (a) and (b) against the cited evidence."""
     reasons: list[str] = []
+    evidence = ctx.evidence(cited)
     evidence_tokens = _backed_tokens(claim, cited, ctx)
     new_words = content_words_not_in_question(claim, ctx.question) - {"yes"}
     yes_no_question = is_yes_no_question(ctx.question)
@@ -257,12 +258,12 @@ def _strict_reasons(
         # Any answer to a yes/no question, with or without a "Yes"/"No" lead: "The
         # agreement provides for liquidated damages [2]." asserts the question's terms too.
         reasons.append("yes_no_terms_not_in_evidence")
-    if unsupported_quantities(claim, ctx.evidence(cited)):
+    if unsupported_quantities(claim, evidence):
         reasons.append("number_not_in_evidence")
     if refers_elsewhere(claim):
         reasons.append("refers_elsewhere")
-    reasons.extend(copy_edit_reasons(claim, ctx.evidence(cited)))
-    if claims_absence(claim) and not is_verbatim(claim, ctx.evidence(cited)):
+    reasons.extend(copy_edit_reasons(claim, evidence))
+    if claims_absence(claim) and not is_verbatim(claim, evidence):
         # A clause's own "unless otherwise specified" quoted word for word is its text.
         reasons.append("claims_absence")
     if ends_mid_phrase(claim):

@@ -62,7 +62,8 @@ def _names_a_party(name: str, evidence: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b", evidence) is not None
 
 
-def _swapped(text: str, first: str, second: str) -> str:
+def swap_names(text: str, first: str, second: str) -> str:
+    """``text`` with every whole-word ``first`` and ``second`` in each other's place."""
     marker = "\x00"
     text = re.sub(rf"\b{re.escape(first)}\b", marker, text)
     text = re.sub(rf"\b{re.escape(second)}\b", first, text)
@@ -99,7 +100,7 @@ def reverses_names(claim: str, evidence: str) -> bool:
                 continue
             if _joined_symmetrically(claim, first, second):
                 continue
-            swapped = sum(t in written for t in _trigrams(_swapped(claim, first, second)))
+            swapped = sum(t in written for t in _trigrams(swap_names(claim, first, second)))
             if swapped >= as_written + _SWAP_GAIN:
                 return True
     return False
