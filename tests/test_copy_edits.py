@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from citeguard.graph.context import Context
-from citeguard.validate.copy_edits import copy_edit_reasons, flips_negation, reverses_names
+from citeguard.validate.copy_edits import (
+    copy_edit_reasons,
+    flips_negation,
+    replaced_term,
+    reverses_names,
+    spliced_sentences,
+)
 from citeguard.validate.validator import validate_answer
 
 ROYALTY = (
@@ -70,3 +76,96 @@ def test_the_validator_fails_a_turned_around_copy_and_says_why() -> None:
     )
     assert "negation_flipped" in flipped.sentences[0].reasons
     assert not flipped.passed
+
+
+LEASE = (
+    "Tenant shall pay a late fee of $50 if rent is more than five days late. The pet fee is "
+    "not refundable and is separate from the security deposit. Oakwood Properties LLC "
+    '("Landlord") shall return the security deposit within 30 days after Tenant moves out. '
+    "Tenant shall pay the rent to Landlord on the first day of each month. Repairs are "
+    "requested from Oakwood Properties LLC in writing."
+)
+
+
+def test_a_term_of_the_evidence_put_for_another_is_found() -> None:
+    # The case: one of the lease's charges stated under the name of another.
+    claim = "The late fee is not refundable and is separate from the security deposit."
+    assert replaced_term(claim, LEASE) == ("late", "pet")
+    assert copy_edit_reasons(claim, LEASE) == ["term_replaced"]
+    # A name put for a name, though the evidence never writes the one put in.
+    named = "Repairs are requested from Maple Homes LLC in writing."
+    assert replaced_term(named, LEASE) == ("maple homes", "oakwood properties")
+
+
+def test_copies_paraphrases_forms_and_defined_names_pass() -> None:
+    for claim in (
+        # Word for word.
+        "The pet fee is not refundable and is separate from the security deposit.",
+        # A function word for another, one word in another form.
+        "The pet fee is not refundable and will be separate from the security deposit.",
+        "Tenant pays a late fee of $50 if rent is more than five days late.",
+        # A common word the evidence never uses: a paraphrase, left to the other checks.
+        "The pet fee is not returnable and is separate from the security deposit.",
+        # A number is the number check's.
+        "Tenant shall pay a late fee of $75 if rent is more than five days late.",
+        # The evidence defines the name as the other.
+        "Tenant shall pay the rent to Oakwood Properties LLC on the first day of each month.",
+        # Too few of the evidence's words: the model's own sentence.
+        "A late fee applies to rent paid after five days.",
+    ):
+        assert replaced_term(claim, LEASE) is None, claim
+
+
+def test_the_validator_fails_a_replaced_term_and_says_which_to_use() -> None:
+    result = validate_answer(
+        "The late fee is not refundable and is separate from the security deposit [1].",
+        [LEASE],
+        "Is the late fee refundable?",
+        STRICT,
+    )
+    assert not result.passed
+    assert "term_replaced" in result.sentences[0].reasons
+    assert "use the source's term" in result.feedback_text
+
+
+NOTICE = (
+    "Tenant shall pay a late fee of $50 if rent is received after the fifth day of the month. "
+    "Tenant owes two months of rent as a fee for breaking the lease early. The term is one "
+    "year. The lease renews for one more year unless either party gives notice."
+)
+
+
+def test_one_sentences_start_joined_to_anothers_end_is_found() -> None:
+    claim = "Tenant shall pay a late fee of $50 as a fee for breaking the lease early."
+    assert spliced_sentences(claim, NOTICE) == (
+        "tenant shall pay a late fee of $50",
+        "as a fee for breaking the lease early",
+    )
+    assert copy_edit_reasons(claim, NOTICE) == ["sentences_spliced"]
+
+
+def test_whole_statements_joined_copies_and_own_words_are_not_splices() -> None:
+    for claim in (
+        # Two whole statements joined: each is stated.
+        "The term is one year; the lease renews for one more year unless either party "
+        "gives notice.",
+        # A sentence's opening alone, or a copy.
+        "Tenant shall pay a late fee of $50.",
+        "Tenant owes two months of rent as a fee for breaking the lease early.",
+        # The opening ends where its sentence ends: two statements.
+        "The term is one year and the lease renews for one more year.",
+        # Parts too short to be copies.
+        "Tenant pays $50 late as a fee.",
+    ):
+        assert spliced_sentences(claim, NOTICE) is None, claim
+
+
+def test_the_validator_fails_a_splice() -> None:
+    result = validate_answer(
+        "Tenant shall pay a late fee of $50 as a fee for breaking the lease early [1].",
+        [NOTICE],
+        "What is the fee for breaking the lease?",
+        STRICT,
+    )
+    assert not result.passed
+    assert "sentences_spliced" in result.sentences[0].reasons

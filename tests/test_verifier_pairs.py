@@ -59,6 +59,11 @@ def test_flip_negation_both_ways() -> None:
 def test_relabel() -> None:
     assert relabel("The notice period is 30 days.") == "The cure period is 30 days."
     assert relabel("Nothing to confuse.") is None
+    # A term inside a longer one is not that term: "non-exclusive" never becomes
+    # "non-non-exclusive".
+    assert relabel("Licensor grants a non-exclusive license.") == (
+        "licensee grants a non-exclusive license."
+    )
 
 
 def test_swap_roles_is_the_same_in_every_process() -> None:

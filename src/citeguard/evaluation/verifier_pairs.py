@@ -166,7 +166,8 @@ def flip_negation(claim: str) -> str | None:
 def relabel(claim: str) -> str | None:
     """The claim with one term replaced by one it must not be confused with, or None."""
     for term, other in RELABELS:
-        pattern = re.compile(rf"\b{re.escape(term)}\b", re.IGNORECASE)
+        # Whole terms only: "exclusive" inside "non-exclusive" is another term.
+        pattern = re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.IGNORECASE)
         if pattern.search(claim):
             return pattern.sub(other, claim, count=1)
     return None

@@ -10,7 +10,14 @@ comparing the claim with the evidence's own wording:
 - :func:`reverses_names`: with two of its names swapped, the claim copies the evidence's
   word trigrams clearly better than as written;
 - :func:`flips_negation`: the claim and a passage of the evidence are the same words once
-  "not"/"never" is removed from both, but not as written.
+  "not"/"never" is removed from both, but not as written;
+- :func:`replaced_term`: the claim copies a stretch of the evidence except for one term put
+  in place of the evidence's own, a term the evidence uses for something else ("the late
+  fee is not refundable" where the passage says "the pet fee is not refundable" and names
+  a late fee elsewhere) or another name ("licensed by Gamma" where it says "by Acme");
+- :func:`spliced_sentences`: the claim is the opening of one sentence of the evidence, cut
+  mid-way, joined to the end of another ("Tenant shall pay a late fee of $50" + "... for
+  breaking the lease early").
 
 A claim in its own words is never flagged: each rule needs the evidence's wording around
 the edit, so paraphrases ("Aucta is paid by ETON") are left to the other checks.
@@ -19,6 +26,9 @@ the edit, so paraphrases ("Aucta is paid by ETON") are left to the other checks.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
+
+from citeguard.text.sentences import split_sentences
 
 # A name as the evidence writes it: capitalized words ("Aucta", "Acme Widgets Inc."), or a
 # word in capitals ("ETON", "LICENSEE").
@@ -135,12 +145,191 @@ def flips_negation(claim: str, evidence: str) -> bool:
     return _holds(without, " ".join(_NEGATION.sub("", text).split()))
 
 
+# Words of a claim and its evidence, in lower case, as the term comparison reads them.
+_WORD = re.compile(r"[\w$%]+(?:['-][\w$%]+)*")
+# Words that carry no term of their own: a claim that puts "will" for "shall", "its" for
+# "their" or "the Party" for "such party" says the same thing.
+_FUNCTION_WORDS = frozenset(
+    "a an the this that these those such its it their they them his her he she we you your "
+    "our us shall will may must can could would should is are be been being was were has have "
+    "had do does of to in on at by for with from as and or nor not any all each either "
+    "neither no which who whom whose what when where whether if than then there here "
+    "hereunder thereof herein hereof said same other party parties".split()
+)
+# Numbers are the number check's (``text.quantities``): "thirty" for "30" is no new term.
+_NUMBER_WORD = re.compile(
+    r"\d|^(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+    r"thirty|forty|fifty|sixty|ninety|hundred|thousand|million|first|second|third)$"
+)
+# The longest term counted as one replacement ("security deposit", "Acme Widgets Inc.").
+_TERM_WORDS = 3
+# Words the claim must copy around the term, and the share of its words they make: fewer,
+# and the claim is the model's own sentence rather than the evidence's with one term changed.
+_MIN_COPIED_WORDS = 5
+_MIN_COPIED_SHARE = 0.7
+# Words of the evidence kept on either side of the stretch the claim copies, so that the
+# comparison sees the claim's first and last words against the evidence's own.
+_WINDOW_MARGIN = 4
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text.replace("\u2019", "'"))]
+
+
+def _contains(words: list[str], phrase: list[str]) -> bool:
+    n = len(phrase)
+    return any(words[i : i + n] == phrase for i in range(len(words) - n + 1))
+
+
+# Endings that make another form of one word ("terminates", "termination", "paid" aside).
+_ENDINGS = ("ations", "ation", "ions", "ion", "ings", "ing", "ments", "ment", "ed", "es", "s", "e")
+
+
+def _stem(word: str) -> str:
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
+def _same_stem(first: str, second: str) -> bool:
+    """One word in two forms ("pays" and "pay", "terminated" and "termination", "renew"
+    and "renewal"); "licensor" and "licensee" are two terms."""
+    a, b = _stem(first), _stem(second)
+    return a.startswith(b) or b.startswith(a)
+
+
+def _as_written(text: str, words: list[str]) -> str:
+    """The words as ``text`` writes them (its capitals kept), or "" when it does not."""
+    pattern = r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b"
+    match = re.search(pattern, text.replace("\u2019", "'"), re.IGNORECASE)
+    return match.group() if match else ""
+
+
+def _defined_as(first: str, second: str, evidence: str) -> bool:
+    """Whether the evidence defines one term as the other ('Acme Inc. ("Licensor")'), so
+    that the claim may write either."""
+    text = evidence.lower().replace("\u201c", '"').replace("\u201d", '"')
+    for name, alias in ((first, second), (second, first)):
+        pattern = (
+            rf"\b{re.escape(name)}\b[^.;]{{0,80}}?\(\s*(?:the\s+|hereinafter\s+"
+            rf"(?:called\s+|referred\s+to\s+as\s+)?)?[\"']+\s*{re.escape(alias)}\b"
+        )
+        if re.search(pattern, text):
+            return True
+    return False
+
+
+def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
+    """The term the claim puts in place of the evidence's own, as (claim's, evidence's),
+    when the claim copies a stretch of the evidence word for word but for that one term
+    (one to three words) and the term is either one the evidence uses elsewhere ("late fee"
+    stated where the passage says "pet fee") or a name put in place of a name ("Gamma" for
+    "Acme"); else None.
+
+    A term the evidence never uses, put for a common word, is a paraphrase ("ends" for
+    "terminates") and is left to the other checks, as are function words ("will" for
+    "shall"), one word in two forms, numbers (the number check's) and a name the evidence
+    defines as the other ('Acme Inc. ("Licensor")').
+    """
+    claim_words = _words(claim)
+    evidence_words = _words(evidence)
+    if len(claim_words) < _MIN_COPIED_WORDS + 1 or _contains(evidence_words, claim_words):
+        return None
+    anchor = SequenceMatcher(None, claim_words, evidence_words, autojunk=False)
+    i, j, size = anchor.find_longest_match(0, len(claim_words), 0, len(evidence_words))
+    if size < 3:
+        return None
+    start = max(0, j - i - _WINDOW_MARGIN)
+    window = evidence_words[start : j + len(claim_words) - i + _WINDOW_MARGIN]
+    ops = SequenceMatcher(None, claim_words, window, autojunk=False).get_opcodes()
+    # Words only one side has at either end: the claim's own lead-in, the evidence's margin.
+    while ops and ops[0][0] in ("insert", "delete"):
+        ops = ops[1:]
+    while ops and ops[-1][0] in ("insert", "delete"):
+        ops = ops[:-1]
+    changes = [op for op in ops if op[0] != "equal"]
+    if len(changes) != 1 or changes[0][0] != "replace":
+        return None
+    _, c1, c2, e1, e2 = changes[0]
+    put, own = claim_words[c1:c2], window[e1:e2]
+    if len(put) > _TERM_WORDS or len(own) > _TERM_WORDS:
+        return None
+    copied = sum(op[2] - op[1] for op in ops if op[0] == "equal")
+    if copied < _MIN_COPIED_WORDS or copied < _MIN_COPIED_SHARE * len(claim_words):
+        return None
+    put_terms = [w for w in put if w not in _FUNCTION_WORDS]
+    own_terms = [w for w in own if w not in _FUNCTION_WORDS]
+    if not put_terms or not own_terms:
+        return None
+    if any(_NUMBER_WORD.search(w) for w in put + own):
+        return None
+    if any(_same_stem(a, b) for a in put_terms for b in own_terms):
+        return None
+    put_text, own_text = " ".join(put), " ".join(own)
+    if not _contains(evidence_words, put):
+        # A term the evidence never uses counts only as a name put for a name, and not as
+        # the claim's first word, which is capitalized whatever it is.
+        put_written, own_written = _as_written(claim, put), _as_written(evidence, own)
+        if c1 == 0 or not (put_written[:1].isupper() and own_written[:1].isupper()):
+            return None
+    if _defined_as(put_text, own_text, evidence):
+        return None
+    return put_text, own_text
+
+
+# Words each part of a spliced claim must copy: fewer could be a common phrase.
+_MIN_SPLICED_PART = 4
+
+
+def _longest_copied_opening(claim_words: list[str], evidence_words: list[str]) -> int:
+    """How many of the claim's first words stand together in the evidence."""
+    size = len(claim_words)
+    while size > 0 and not _contains(evidence_words, claim_words[:size]):
+        size -= 1
+    return size
+
+
+def spliced_sentences(claim: str, evidence: str) -> tuple[str, str] | None:
+    """The two parts, as (opening, end), when the claim is the opening of one sentence of
+    the evidence cut mid-way and joined to the end of another sentence begun mid-way
+    ("Tenant shall pay a late fee of $50" + "for breaking the lease early"); else None.
+
+    Every word stands in the evidence, and in its order within each part, so word checks
+    pass it; the statement is in neither sentence. Two whole statements joined ("The term is
+    five years; it renews for one year") are not a splice: the opening ends its sentence
+    or the end begins one, and both are stated.
+    """
+    claim_words = _words(claim)
+    evidence_words = _words(evidence)
+    if len(claim_words) < 2 * _MIN_SPLICED_PART or _contains(evidence_words, claim_words):
+        return None
+    size = _longest_copied_opening(claim_words, evidence_words)
+    opening, end = claim_words[:size], claim_words[size:]
+    if size < _MIN_SPLICED_PART or len(end) < _MIN_SPLICED_PART:
+        return None
+    if not _contains(evidence_words, end):
+        return None
+    sentences = [_words(sentence.text) for sentence in split_sentences(evidence)]
+    if any(_contains(words, opening) and _contains(words, end) for words in sentences):
+        return None
+    for words in sentences:
+        if words[-len(opening) :] == opening or words[: len(end)] == end:
+            return None
+    return " ".join(opening), " ".join(end)
+
+
 def copy_edit_reasons(claim: str, evidence: str) -> list[str]:
-    """The reason codes of the edits :func:`reverses_names` and :func:`flips_negation`
-    find in the claim (citation markers removed) against its cited evidence."""
+    """The reason codes of the edits :func:`reverses_names`, :func:`flips_negation`,
+    :func:`replaced_term` and :func:`spliced_sentences` find in the claim (citation markers
+    removed) against its cited evidence."""
     reasons: list[str] = []
     if reverses_names(claim, evidence):
         reasons.append("names_reversed")
     if flips_negation(claim, evidence):
         reasons.append("negation_flipped")
+    if replaced_term(claim, evidence) is not None:
+        reasons.append("term_replaced")
+    if spliced_sentences(claim, evidence) is not None:
+        reasons.append("sentences_spliced")
     return reasons

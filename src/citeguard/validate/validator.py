@@ -36,8 +36,10 @@ Levels (each includes the one before):
         mention a parking space, but ...", "claims_absence"): silence cannot be cited.
         A sentence that copies its source's words but turns them around fails too
         (:mod:`.copy_edits`): two names in each other's place ("ETON shall pay to Aucta"
-        from "Aucta shall pay to ETON", "names_reversed") or a "not" added or dropped
-        ("negation_flipped").
+        from "Aucta shall pay to ETON", "names_reversed"), a "not" added or dropped
+        ("negation_flipped"), another term or name in place of the source's own ("the
+        late fee is not refundable" from "the pet fee is not refundable", "term_replaced"),
+        or one sentence's start joined to another's end ("sentences_spliced").
     (c) *Best source.* If another given source covers the sentence's words better than the
         cited one(s) by at least ``repair_margin`` (a share of the words that overlapping
         chunks never reach), the citation is repaired to that source, the

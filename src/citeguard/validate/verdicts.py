@@ -150,6 +150,14 @@ REASON_TEXT: dict[str, str] = {
     "negation_flipped": (
         "copies the source's words but adds or drops a 'not'; say it as the source says it"
     ),
+    "term_replaced": (
+        "copies the source's words but puts another term or name in place of the source's "
+        "own; use the source's term for what it states"
+    ),
+    "sentences_spliced": (
+        "joins the start of one sentence of the source to the end of another; state what "
+        "one sentence says"
+    ),
     "claims_absence": (
         "says what the document does not mention or state; a citation backs only what its "
         "source states: state what the source says, or answer with the refusal"
