@@ -95,6 +95,9 @@ def test_a_term_of_the_evidence_put_for_another_is_found() -> None:
     # A name put for a name, though the evidence never writes the one put in.
     named = "Repairs are requested from Maple Homes LLC in writing."
     assert replaced_term(named, LEASE) == ("maple homes", "oakwood properties")
+    # A number for another the evidence states elsewhere, which the number check passes.
+    days = "Landlord shall return the security deposit within five days after Tenant moves out."
+    assert replaced_term(days, LEASE) == ("five", "30")
 
 
 def test_copies_paraphrases_forms_and_defined_names_pass() -> None:

@@ -383,6 +383,23 @@ def test_passage_sentences_join_what_the_page_broke_and_keep_headings_apart() ->
     ]
 
 
+def test_a_heading_run_into_its_first_subsection_is_not_quoted() -> None:
+    from citeguard.generate.passage_answer import passage_sentences
+
+    passage = (
+        "5. TERM AND TERMINATION 5.1 This Agreement shall commence on the Effective Date and "
+        "continue for five years. 1.0 Limited Technology License 1.1 iBio hereby grants to "
+        "Beta a limited license. 1. The Term of the Agreement is hereby extended to "
+        "January 20, 2012."
+    )
+    assert passage_sentences(passage) == [
+        "This Agreement shall commence on the Effective Date and continue for five years",
+        "iBio hereby grants to Beta a limited license",
+        # A section number before its statement, with no heading, stays: nothing to cut.
+        "1. The Term of the Agreement is hereby extended to January 20, 2012",
+    ]
+
+
 def test_passage_answer_quotes_the_best_sentence_and_its_answering_neighbours() -> None:
     passage = (
         "The Tenant remains responsible during any sublease. "

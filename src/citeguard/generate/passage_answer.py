@@ -24,6 +24,10 @@ How the passage becomes sentences:
   (and a short heading often scores best), it does not answer, and a judge reading "11.
   Landlord's Entry." as a claim finds nothing that states it. Only when no other sentence
   reaches the threshold is the best heading quoted (a question may ask for a title).
+* A numbered heading that the page runs into its first subsection ("5. TERM AND
+  TERMINATION 5.1 This Agreement shall commence ...") is one sentence to the splitter; the
+  heading and the subsection's number are left out of the quote, which starts where the
+  statement does ("This Agreement shall commence ...").
 """
 
 from __future__ import annotations
@@ -49,6 +53,13 @@ _SECTION_NUMBER = re.compile(r"^(?:(?:section|article)\s+)?[\dIVXivx]+(?:\.\d+)*
 _HEADING_SMALL_WORDS = frozenset("a an and as for in of on or the to".split())
 HEADING_MAX_WORDS = 6
 """A heading is at most this many words after its section number."""
+# "5. TERM AND TERMINATION 5.1 " before a statement: a section's number and heading, then
+# its first subsection's number ("5.1", "1.1", never a bare "5", which may be a quantity).
+_HEADING_THEN_SUBSECTION = re.compile(
+    r"^(?P<heading>(?:(?:section|article)\s+)?\d+(?:\.\d+)*[.)]?\s+[^.;:]{1,80}?)"
+    r"\s+\d+\.\d+[.)]?\s+(?=[A-Z(\"])",
+    re.IGNORECASE,
+)
 
 
 def is_heading(sentence: str) -> bool:
@@ -65,6 +76,15 @@ def is_heading(sentence: str) -> bool:
         )
         and not words[0].islower()
     )
+
+
+def without_numbered_heading(sentence: str) -> str:
+    """``sentence`` without a leading section heading and subsection number ("5. TERM AND
+    TERMINATION 5.1 This Agreement ..." -> "This Agreement ..."); unchanged otherwise."""
+    match = _HEADING_THEN_SUBSECTION.match(sentence)
+    if match is None or not is_heading(match.group("heading")):
+        return sentence
+    return sentence[match.end() :]
 
 
 def passage_sentences(passage: str) -> list[str]:
@@ -85,6 +105,7 @@ def passage_sentences(passage: str) -> list[str]:
     sentences: list[str] = []
     for text in joined:
         body = _DANGLING_CONNECTIVE.sub("", " ".join(text.split()).rstrip(" .;:,"))
+        body = without_numbered_heading(body)
         if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
             sentences.append(body)
     return sentences

@@ -156,7 +156,7 @@ _FUNCTION_WORDS = frozenset(
     "neither no which who whom whose what when where whether if than then there here "
     "hereunder thereof herein hereof said same other party parties".split()
 )
-# Numbers are the number check's (``text.quantities``): "thirty" for "30" is no new term.
+# Numbers, which count as a replaced term only when the evidence states the one put in.
 _NUMBER_WORD = re.compile(
     r"\d|^(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|ninety|hundred|thousand|million|first|second|third)$"
@@ -229,8 +229,10 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
 
     A term the evidence never uses, put for a common word, is a paraphrase ("ends" for
     "terminates") and is left to the other checks, as are function words ("will" for
-    "shall"), one word in two forms, numbers (the number check's) and a name the evidence
-    defines as the other ('Acme Inc. ("Licensor")').
+    "shall"), one word in two forms, and a name the evidence defines as the other ('Acme
+    Inc. ("Licensor")'). A number counts only when put for a number the evidence states
+    elsewhere ("within 45 days" where the clause says 30 and another clause 45); any other
+    is the number check's (``text.quantities``).
     """
     claim_words = _words(claim)
     evidence_words = _words(evidence)
@@ -262,9 +264,12 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
     own_terms = [w for w in own if w not in _FUNCTION_WORDS]
     if not put_terms or not own_terms:
         return None
-    if any(_NUMBER_WORD.search(w) for w in put + own):
+    numbers = [bool(_NUMBER_WORD.search(w)) for w in put + own]
+    if any(numbers) and not (all(numbers) and _contains(evidence_words, put)):
+        # A number for a number the evidence states elsewhere ("45 days" where the clause
+        # says "30 days" and another "45"); any other number is the number check's.
         return None
-    if any(_same_stem(a, b) for a in put_terms for b in own_terms):
+    if not all(numbers) and any(_same_stem(a, b) for a in put_terms for b in own_terms):
         return None
     put_text, own_text = " ".join(put), " ".join(own)
     if not _contains(evidence_words, put):
