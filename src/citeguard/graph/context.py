@@ -110,7 +110,7 @@ class Context:
         metadata=_doc(
             "Chunks retrieved for the evidence scorer to reorder with scorer_rerank: a "
             "larger pool than top_k puts the answering chunk among the sources more often "
-            "(docs/results.md, 'The scorer reorders a larger pool (an option)')."
+            "(docs/results.md, 'Scorer variants not shipped')."
         ),
     )
     scorer_sufficiency: bool = field(

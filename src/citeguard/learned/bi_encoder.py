@@ -6,7 +6,7 @@ P = sigmoid(scale * cosine + bias). It starts from what the embedder already kno
 meaning (general sentence pairs), which the cross-encoder had to learn from the pairs
 alone; on cuad-train's held-out questions the untrained embedder's cosine already told
 answerable from unanswerable questions better than the trained cross-encoder did
-(``docs/results.md``, "Which signal tells an answerable question").
+(``docs/results.md``, "The evidence scorer: training and what it separates").
 
 Saved like the cross-encoder (``learned/cross_encoder.py``): the transformer layers in
 float16 without the untrained word-piece embeddings (``encoder.safetensors``), and

@@ -4,7 +4,7 @@ A model that answers in the clause's own words can still turn it around: "ETON s
 to Aucta" from a clause that says "Aucta shall pay to ETON", or "Tenant may sublet" from
 "Tenant may not sublet". Every word stands in the evidence, so word checks pass them, and
 the trained verifier scores a swap of parties nearly as high as the clause itself
-(``docs/results.md``, "The verifier with harder claims"). Both edits are decided here by
+(``docs/results.md``, "The support verifier"). Both edits are decided here by
 comparing the claim with the evidence's own wording:
 
 - :func:`reverses_names`: with two of its names swapped, the claim copies the evidence's
