@@ -25,6 +25,7 @@ the edit, so paraphrases ("Aucta is paid by ETON") are left to the other checks.
 
 from __future__ import annotations
 
+import functools
 import re
 from difflib import SequenceMatcher
 
@@ -148,7 +149,8 @@ def flips_negation(claim: str, evidence: str) -> bool:
 # Words of a claim and its evidence, in lower case, as the term comparison reads them.
 _WORD = re.compile(r"[\w$%]+(?:['-][\w$%]+)*")
 # Words that carry no term of their own: a claim that puts "will" for "shall", "its" for
-# "their" or "the Party" for "such party" says the same thing.
+# "their" or "the Party" for "such party" says the same thing. Not ``text.tokens.STOPWORDS``:
+# that list holds "before", "after", "without", "more", whose swap changes the meaning.
 _FUNCTION_WORDS = frozenset(
     "a an the this that these those such its it their they them his her he she we you your "
     "our us shall will may must can could would should is are be been being was were has have "
@@ -172,16 +174,21 @@ _MIN_COPIED_SHARE = 0.7
 _WINDOW_MARGIN = 4
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text.replace("\u2019", "'"))]
+@functools.lru_cache(maxsize=32)
+def _words(text: str) -> tuple[str, ...]:
+    """The lower-case words of ``text``; cached, since every rule of
+    :func:`copy_edit_reasons` and every sentence citing the same source reads its words."""
+    return tuple(w.lower() for w in _WORD.findall(text.replace("\u2019", "'")))
 
 
-def _contains(words: list[str], phrase: list[str]) -> bool:
+def _contains(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
     n = len(phrase)
     return any(words[i : i + n] == phrase for i in range(len(words) - n + 1))
 
 
 # Endings that make another form of one word ("terminates", "termination", "paid" aside).
+# Not ``text.tokens.stem``: it strips inflections only, so "termination" and "terminate"
+# stay apart, and its final "e" rule makes "licensee" a prefix of "licensor".
 _ENDINGS = ("ations", "ation", "ions", "ion", "ings", "ing", "ments", "ment", "ed", "es", "s", "e")
 
 
@@ -199,7 +206,7 @@ def _same_stem(first: str, second: str) -> bool:
     return a.startswith(b) or b.startswith(a)
 
 
-def _as_written(text: str, words: list[str]) -> str:
+def _as_written(text: str, words: tuple[str, ...]) -> str:
     """The words as ``text`` writes them (its capitals kept), or "" when it does not."""
     pattern = r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b"
     match = re.search(pattern, text.replace("\u2019", "'"), re.IGNORECASE)
@@ -287,7 +294,7 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
 _MIN_SPLICED_PART = 4
 
 
-def _longest_copied_opening(claim_words: list[str], evidence_words: list[str]) -> int:
+def _longest_copied_opening(claim_words: tuple[str, ...], evidence_words: tuple[str, ...]) -> int:
     """How many of the claim's first words stand together in the evidence."""
     size = len(claim_words)
     while size > 0 and not _contains(evidence_words, claim_words[:size]):
