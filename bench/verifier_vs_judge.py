@@ -2,6 +2,7 @@
 
     python bench/verifier_vs_judge.py ../shared/data/cuad-dev [--max-pairs 300] [--no-judge]
     python bench/verifier_vs_judge.py ../shared/data/cuad-train --validation-split --no-judge
+    python bench/verifier_vs_judge.py ... --verifier evals/verifier/model   # a candidate
 
 The pairs are built from a labelled dataset as the verifier's training pairs are
 (``citeguard.evaluation.verifier_pairs``): each gold clause sentence against the passage that
@@ -29,13 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
+from citeguard.errors import ModelUnavailableError
 from citeguard.evaluation.cli_train import edit_names
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.evaluation.verifier_pairs import CLAIM_EDITS, Claim, build_claims
 from citeguard.graph.context import Context
 from citeguard.learned.evidence import best_passage_score
-from citeguard.learned.shipped import shipped_model
+from citeguard.learned.shipped import PairModel, load_pair_model, shipped_model
 from citeguard.text.quantities import unsupported_quantities
 from citeguard.validate.copy_edits import copy_edit_reasons
 
@@ -101,6 +103,13 @@ def main(argv: list[str]) -> int:
         help="the claim variants to build, comma-separated (default: "
         f"{','.join(PairSettings().claim_edits)}; all: {','.join(CLAIM_EDITS)})",
     )
+    parser.add_argument(
+        "--verifier",
+        type=Path,
+        default=None,
+        help="a trained verifier's folder (e.g. evals/verifier/model) to measure instead of "
+        "the shipped one, at its own threshold",
+    )
     args = parser.parse_args(argv)
 
     if args.validation_split:
@@ -110,11 +119,23 @@ def main(argv: list[str]) -> int:
     _, claims = build_claims(args.dataset, settings)
     if len(claims) > args.max_pairs:
         claims = random.Random(13).sample(claims, args.max_pairs)
-    verifier = shipped_model("verifier")
+    verifier: PairModel | None
+    if args.verifier is not None:
+        try:
+            verifier = load_pair_model(args.verifier)
+        except ModelUnavailableError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+    else:
+        verifier = shipped_model("verifier")
     if verifier is None:
         print("no trained verifier could be loaded", file=sys.stderr)
         return 1
-    results: dict[str, object] = {"dataset": str(args.dataset), "command": " ".join(sys.argv)}
+    results: dict[str, object] = {
+        "dataset": str(args.dataset),
+        "command": " ".join(sys.argv),
+        "verifier_model": str(args.verifier or "shipped"),
+    }
     scores, seconds = timed(lambda c, e: best_passage_score(verifier, c, e), claims)
     results["verifier"] = rates(claims, scores, verifier.threshold, seconds)
     results["verifier_with_rules"] = rates(

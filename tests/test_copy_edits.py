@@ -100,6 +100,30 @@ def test_a_term_of_the_evidence_put_for_another_is_found() -> None:
     assert replaced_term(days, LEASE) == ("five", "30")
 
 
+def test_the_evidences_word_turned_to_its_opposite_by_a_prefix_is_found() -> None:
+    # "refundable" for the evidence's "not refundable" is the negation rule's; a prefix
+    # does the same inside one word.
+    deposit = "The cleaning deposit is non-refundable and is kept by Landlord after move-out."
+    claim = "The cleaning deposit is refundable and is kept by Landlord after move-out."
+    assert replaced_term(claim, deposit) == ("refundable", "non-refundable")
+    license_grant = "Licensor grants Licensee an exclusive license to sell the Products."
+    turned = "Licensor grants Licensee a non-exclusive license to sell the Products."
+    assert copy_edit_reasons(turned, license_grant) == ["term_replaced"]
+    assert replaced_term(
+        "The licence is irrevocable for the term of this Agreement.",
+        "The licence is revocable for the term of this Agreement.",
+    ) == ("irrevocable", "revocable")
+    # Not an opposite: another spelling, a word that only starts alike, the same word.
+    for same_meaning, source in (
+        ("Licensor grants Licensee a nonexclusive license to sell the Products.",
+         "Licensor grants Licensee a non-exclusive license to sell the Products."),
+        ("The Parties shall inform each other of any claim within the Term.",
+         "The Parties shall notify each other of any claim within the Term."),
+        (license_grant, license_grant),
+    ):  # fmt: skip
+        assert replaced_term(same_meaning, source) is None
+
+
 def test_copies_paraphrases_forms_and_defined_names_pass() -> None:
     for claim in (
         # Word for word.

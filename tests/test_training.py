@@ -17,7 +17,13 @@ from safetensors.torch import load_file
 
 from citeguard.errors import ModelUnavailableError
 from citeguard.evaluation.pair_metrics import auroc, fit_threshold
-from citeguard.evaluation.train_cross_encoder import TextPair, TrainSettings, draw_training_pairs
+from citeguard.evaluation.train_cross_encoder import (
+    TextPair,
+    TrainSettings,
+    draw_around_mistakes,
+    draw_training_pairs,
+    misjudged,
+)
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, Pair, PairSettings, build_pairs
 from citeguard.learned.bi_encoder import BiEncoderScorer
 from citeguard.learned.cross_encoder import EMBEDDINGS_PREFIX, CrossEncoder
@@ -204,6 +210,25 @@ def test_train_the_verifier_end_to_end(tmp_path: Path) -> None:
     assert groups["none"]["kept_at_threshold"] >= 0.95
     assert summary["validation"]["positives_kept_at_threshold"] >= 0.95
     assert (out / "report.md").read_text().startswith("# Support verifier")
+    # A continued step mined by that verifier trains first on every training pair it gets
+    # wrong at its threshold, then on a draw of the rest.
+    again = tmp_path / "mined"
+    code = cli.main(
+        ["train", str(dataset), "--out", str(again), "--kind", "verifier", "--batch-size", "8",
+         "--max-length", "96", "--validation-share", "0.34", "--target-precision", "0.95",
+         "--claim-edits", "number,negation,splice", "--init-from", str(out / "model"),
+         "--mine-with", str(out / "model"), "--max-train-pairs", "200"]
+    )  # fmt: skip
+    assert code == 0
+    mined = json.loads((again / "training.json").read_text())
+    train_pairs = [
+        TextPair(**json.loads(line))
+        for line in (again / "pairs-train.jsonl").read_text().splitlines()
+    ]
+    expected = sum(misjudged(train_pairs, load_pair_model(out / "model")))
+    assert mined["pairs"]["misjudged_by_miner"] == expected
+    assert mined["pairs"]["train_used"] == min(200, len(train_pairs))
+    assert mined["pair_settings"]["mine_with"] == str(out / "model")
 
 
 @pytest.mark.integration
@@ -246,6 +271,48 @@ def test_a_larger_draw_extends_the_same_draw() -> None:
     # Fewer pairs than asked for: all the rest after the skip, none twice.
     rest = draw_training_pairs(pairs, 100, random.Random(13), skip=10)
     assert len(rest) == 40 and not set(first) & set(rest)
+
+
+class ClaimWordJudge:
+    """A fake verifier: P(supported) is high for claims holding ``word``."""
+
+    threshold = recall_threshold = 0.5
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def scores(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        return np.array([0.9 if self.word in claim else 0.1 for claim, _ in pairs])
+
+
+def test_misjudged_pairs_are_those_on_the_wrong_side_of_the_threshold() -> None:
+    pairs = [
+        TextPair("rent is due monthly", "e", 1, "none", "d"),  # kept: right
+        TextPair("rent is due yearly", "e", 0, "number", "d"),  # passed: wrong
+        TextPair("fee is due monthly", "e", 1, "none", "d"),  # rejected: wrong
+        TextPair("fee is due yearly", "e", 0, "number", "d"),  # rejected: right
+    ]
+    progress: list[tuple[int, int]] = []
+    wrong = misjudged(
+        pairs,
+        ClaimWordJudge("rent"),
+        batch_size=3,
+        on_batch=lambda done, total: progress.append((done, total)),
+    )
+    assert wrong == [False, True, True, False]
+    assert progress == [(3, 4), (4, 4)]
+
+
+def test_a_draw_around_mistakes_takes_every_mistake_then_fills_from_the_rest() -> None:
+    pairs = [TextPair(f"c{i}", "e", i % 2, "g", "d") for i in range(40)]
+    mistakes = [i % 10 == 3 for i in range(40)]  # pairs 3, 13, 23, 33
+    drawn = draw_around_mistakes(pairs, mistakes, 12, random.Random(13))
+    assert len(drawn) == 12 and len(set(drawn)) == 12
+    assert drawn[:4] == [pairs[3], pairs[13], pairs[23], pairs[33]]
+    assert not {pairs[3], pairs[13], pairs[23], pairs[33]} & set(drawn[4:])
+    assert drawn == draw_around_mistakes(pairs, mistakes, 12, random.Random(13))  # seeded
+    # More mistakes than the limit: the limit holds.
+    assert len(draw_around_mistakes(pairs, [True] * 40, 5, random.Random(13))) == 5
 
 
 @pytest.mark.integration

@@ -56,7 +56,9 @@ OPTIONS = (
         "mine_with",
         PairSettings,
         str,
-        "the trained scorer folder that mines those negatives, usually the --init-from one",
+        "scorer: the trained scorer folder that mines those negatives; verifier: a trained "
+        "verifier whose misjudged training pairs (at its threshold) are all trained on, the "
+        "seeded draw filling the rest of --max-train-pairs; usually the --init-from one",
     ),
     ("seed", TrainSettings, int, "seed for the split, the sampling and the training"),
     (
@@ -127,6 +129,8 @@ def add_train_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 PROGRESS_EVERY = 50
 """Without a terminal (a log file), one progress line per this many steps."""
+MINING_PROGRESS_EVERY = 5000
+"""One progress line per this many pairs scored by the verifier that mines."""
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -160,6 +164,12 @@ def run_train(args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
+    if args.kind == "verifier" and pairs.mine_with:
+        print(
+            f"training: scoring every training pair with {pairs.mine_with} to find its mistakes",
+            file=sys.stderr,
+            flush=True,
+        )
     bar = _progress_bar()
 
     def on_step(step: int, total: int, loss: float) -> None:
@@ -170,6 +180,14 @@ def run_train(args: argparse.Namespace) -> int:
         elif step % PROGRESS_EVERY == 0 or step == total:
             print(f"training: step {step}/{total}, loss {loss:.3f}", file=sys.stderr, flush=True)
 
+    reported = 0
+
+    def on_mining(done: int, total: int) -> None:
+        nonlocal reported
+        if done - reported >= MINING_PROGRESS_EVERY or done == total:
+            reported = done
+            print(f"mining: pair {done}/{total}", file=sys.stderr, flush=True)
+
     summary = train_cross_encoder(
         args.dataset,
         args.out,
@@ -178,6 +196,7 @@ def run_train(args: argparse.Namespace) -> int:
         settings,
         command="citeguard train " + shlex.join(sys.argv[2:]),
         on_step=on_step,
+        on_mining=on_mining,
     )
     if bar is not None:
         bar.close()

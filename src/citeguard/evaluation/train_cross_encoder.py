@@ -55,6 +55,7 @@ from citeguard.learned.cross_encoder import (
     freeze_embeddings,
     save_cross_encoder,
 )
+from citeguard.learned.evidence import PairScorer
 from citeguard.learned.saved_model import describe_model, load_trained_weights, read_description
 from citeguard.learned.shipped import load_pair_model
 
@@ -172,6 +173,40 @@ def draw_training_pairs(
     return drawn[skip : skip + limit]
 
 
+def misjudged(
+    pairs: Sequence[TextPair],
+    judge: PairScorer,
+    batch_size: int = 256,
+    on_batch: Callable[[int, int], None] | None = None,
+) -> list[bool]:
+    """Whether ``judge`` gets each pair wrong at its threshold: a positive scored under
+    it, a negative at or over it (for the verifier: a supported claim it would reject, an
+    edited one it would pass)."""
+    out: list[bool] = []
+    for start in range(0, len(pairs), batch_size):
+        batch = pairs[start : start + batch_size]
+        scores = judge.scores([(p.first, p.second) for p in batch])
+        out += [
+            bool((score >= judge.threshold) != (p.label == 1))
+            for score, p in zip(scores.tolist(), batch, strict=True)
+        ]
+        if on_batch is not None:
+            on_batch(len(out), len(pairs))
+    return out
+
+
+def draw_around_mistakes(
+    pairs: list[TextPair], mistakes: Sequence[bool], limit: int, rng: random.Random
+) -> list[TextPair]:
+    """Every pair a trained model misjudged (at most ``limit``), then a seeded draw of the
+    others up to ``limit`` pairs in all: a continued step that dwells on its own errors
+    while still seeing the easy pairs it must not forget."""
+    wrong = [p for p, bad in zip(pairs, mistakes, strict=True) if bad]
+    right = [p for p, bad in zip(pairs, mistakes, strict=True) if not bad]
+    wrong = wrong[:limit]
+    return wrong + draw_training_pairs(right, limit - len(wrong), rng)
+
+
 def _write_pairs(pairs: Sequence[TextPair], path: Path) -> None:
     with path.open("w", encoding="utf-8") as out:
         for item in pairs:
@@ -261,8 +296,13 @@ def train_cross_encoder(
     settings: TrainSettings | None = None,
     command: str = "",
     on_step: Callable[[int, int, float], None] | None = None,
+    on_mining: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Build pairs, train, evaluate on the validation split, write everything to ``out``.
+
+    A verifier with ``pair_settings.mine_with`` trains first on every training pair that
+    verifier misjudges, then on a seeded draw of the rest (``on_mining`` reports the
+    scoring: pairs done, pairs in all).
 
     Returns:
         The contents of ``training.json``.
@@ -283,11 +323,21 @@ def train_cross_encoder(
     train_pairs, validation_pairs = text_pairs(dataset, kind, pair_settings)
     _write_pairs(train_pairs, folder / "pairs-train.jsonl")
     _write_pairs(validation_pairs, folder / "pairs-validation.jsonl")
-    chosen = draw_training_pairs(train_pairs, settings.max_train_pairs, rng, settings.skip_pairs)
+    mistakes = 0
+    if kind == "verifier" and pair_settings.mine_with:
+        miner = load_pair_model(Path(pair_settings.mine_with))
+        wrong = misjudged(train_pairs, miner, on_batch=on_mining)
+        mistakes = min(sum(wrong), settings.max_train_pairs)
+        chosen = draw_around_mistakes(train_pairs, wrong, settings.max_train_pairs, rng)
+    else:
+        chosen = draw_training_pairs(
+            train_pairs, settings.max_train_pairs, rng, settings.skip_pairs
+        )
     logger.info(
-        "%d training pairs (of %d), %d validation",
+        "%d training pairs (of %d; %d misjudged by the miner), %d validation",
         len(chosen),
         len(train_pairs),
+        mistakes,
         len(validation_pairs),
     )
 
@@ -368,6 +418,7 @@ def train_cross_encoder(
         "train_settings": asdict(settings),
         "pairs": {
             "train_used": len(chosen),
+            "misjudged_by_miner": mistakes,
             "train_all": len(train_pairs),
             "validation": len(validation_pairs),
         },

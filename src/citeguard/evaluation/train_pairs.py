@@ -80,7 +80,9 @@ class PairSettings:
     """Scorer pairs: this many more negatives per question, the non-answering passages
     that the ``mine_with`` scorer rates highest for it (0: none, the pairs as before)."""
     mine_with: str | None = None
-    """The trained scorer folder that mines them (the model a continued step starts from)."""
+    """The trained model folder that mines (usually the one a continued step starts
+    from): a scorer's, for ``mined_negatives``; a verifier's, whose misjudged training
+    pairs a verifier step trains on before its seeded draw of the rest."""
 
 
 def holds_gold(passage: Passage, spans: Sequence[tuple[int, int]]) -> bool:

@@ -14,7 +14,9 @@ comparing the claim with the evidence's own wording:
 - :func:`replaced_term`: the claim copies a stretch of the evidence except for one term put
   in place of the evidence's own, a term the evidence uses for something else ("the late
   fee is not refundable" where the passage says "the pet fee is not refundable" and names
-  a late fee elsewhere) or another name ("licensed by Gamma" where it says "by Acme");
+  a late fee elsewhere), another name ("licensed by Gamma" where it says "by Acme"), or
+  the evidence's word with a negating prefix added or dropped ("a non-exclusive license"
+  where it says "an exclusive license");
 - :func:`spliced_sentences`: the claim is the opening of one sentence of the evidence, cut
   mid-way, joined to the end of another ("Tenant shall pay a late fee of $50" + "... for
   breaking the lease early").
@@ -206,6 +208,22 @@ def _same_stem(first: str, second: str) -> bool:
     return a.startswith(b) or b.startswith(a)
 
 
+# Prefixes that make a word its opposite: "exclusive" and "non-exclusive", "revocable" and
+# "irrevocable", "refundable" and "non-refundable", "limited" and "unlimited".
+_NEGATING_PREFIXES = ("non-", "non", "un", "in", "im", "ir", "il")
+# The shortest word read as the stem of such an opposite ("in" + "to" is not one).
+_MIN_NEGATED_WORD = 4
+
+
+def _negated_by_prefix(first: str, second: str) -> bool:
+    """Whether one word is the other with a negating prefix ("non-exclusive" for
+    "exclusive", "irrevocable" for "revocable"): a "not" flipped inside one word."""
+    short, long = sorted((first, second), key=len)
+    return len(short) >= _MIN_NEGATED_WORD and any(
+        long == prefix + short for prefix in _NEGATING_PREFIXES
+    )
+
+
 def _as_written(text: str, words: tuple[str, ...]) -> str:
     """The words as ``text`` writes them (its capitals kept), or "" when it does not."""
     pattern = r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b"
@@ -232,7 +250,9 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
     when the claim copies a stretch of the evidence word for word but for that one term
     (one to three words) and the term is either one the evidence uses elsewhere ("late fee"
     stated where the passage says "pet fee") or a name put in place of a name ("Gamma" for
-    "Acme"); else None.
+    "Acme") or the evidence's own word turned to its opposite by a prefix ("non-exclusive"
+    where the clause says "exclusive", "refundable" where it says "non-refundable"); else
+    None.
 
     A term the evidence never uses, put for a common word, is a paraphrase ("ends" for
     "terminates") and is left to the other checks, as are function words ("will" for
@@ -276,9 +296,11 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
         # A number for a number the evidence states elsewhere ("45 days" where the clause
         # says "30 days" and another "45"); any other number is the number check's.
         return None
+    put_text, own_text = " ".join(put), " ".join(own)
+    if any(_negated_by_prefix(a, b) for a in put_terms for b in own_terms):
+        return put_text, own_text
     if not all(numbers) and any(_same_stem(a, b) for a in put_terms for b in own_terms):
         return None
-    put_text, own_text = " ".join(put), " ".join(own)
     if not _contains(evidence_words, put):
         # A term the evidence never uses counts only as a name put for a name, and not as
         # the claim's first word, which is capitalized whatever it is.
