@@ -124,6 +124,30 @@ def test_the_evidences_word_turned_to_its_opposite_by_a_prefix_is_found() -> Non
         assert replaced_term(same_meaning, source) is None
 
 
+DEPOSIT = (
+    "This Lease is made between Oakwood Properties LLC and the Tenant. The Tenant shall pay "
+    "the security deposit of $900 to Oakwood Properties. Rent is due monthly in advance. "
+    "Licensor shall pay all taxes on the royalties due under this Agreement."
+)
+
+
+def test_a_term_replaced_at_the_claims_first_or_last_words_is_found() -> None:
+    # The evidence's words before or after the copied stretch are not the term replaced.
+    ends_on = "The Tenant shall pay the security deposit of $900 to Maple Homes."
+    assert replaced_term(ends_on, DEPOSIT) == ("maple homes", "oakwood properties")
+    opens_with = "Landlord shall pay all taxes on the royalties due under this Agreement."
+    assert replaced_term(opens_with, DEPOSIT) is None  # a word the evidence never writes
+    relabelled = "Tenant shall pay all taxes on the royalties due under this Agreement."
+    assert replaced_term(relabelled, DEPOSIT) == ("tenant", "licensor")
+    # What a claim adds at its end is its own: a name's full form where the evidence's
+    # sentence stops, words the evidence writes in another sentence.
+    for claim in (
+        "The Tenant shall pay the security deposit of $900 to Oakwood Properties LLC.",
+        "The Tenant shall pay the security deposit of $900 to the landlord in advance.",
+    ):
+        assert replaced_term(claim, DEPOSIT) is None
+
+
 def test_copies_paraphrases_forms_and_defined_names_pass() -> None:
     for claim in (
         # Word for word.

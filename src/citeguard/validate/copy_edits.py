@@ -224,6 +224,16 @@ def _negated_by_prefix(first: str, second: str) -> bool:
     )
 
 
+def _runs_on(text: str, before: str, after: str) -> bool:
+    """Whether ``text`` writes the word ``after`` right after ``before`` in one sentence
+    (no full stop, colon or semicolon between them)."""
+    pattern = rf"\b{re.escape(before)}(\W+){re.escape(after)}\b"
+    return any(
+        not re.search(r"[.!?;:]", m.group(1))
+        for m in re.finditer(pattern, text.replace("\u2019", "'"), re.IGNORECASE)
+    )
+
+
 def _as_written(text: str, words: tuple[str, ...]) -> str:
     """The words as ``text`` writes them (its capitals kept), or "" when it does not."""
     pattern = r"\b" + r"\W+".join(re.escape(w) for w in words) + r"\b"
@@ -282,6 +292,13 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
         return None
     _, c1, c2, e1, e2 = changes[0]
     put, own = claim_words[c1:c2], window[e1:e2]
+    at_start, at_end = c1 == 0, c2 == len(claim_words)
+    if at_start and not at_end:
+        # The evidence's side runs back into the margin before the copied stretch: its own
+        # term is the words next to that stretch, as many as the claim puts in.
+        own = own[-len(put) :]
+    elif at_end and not at_start:
+        own = own[: len(put)]
     if len(put) > _TERM_WORDS or len(own) > _TERM_WORDS:
         return None
     copied = sum(op[2] - op[1] for op in ops if op[0] == "equal")
@@ -301,12 +318,17 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
         return put_text, own_text
     if not all(numbers) and any(_same_stem(a, b) for a in put_terms for b in own_terms):
         return None
-    if not _contains(evidence_words, put):
+    put_written, own_written = _as_written(claim, put), _as_written(evidence, own)
+    a_name_for_a_name = put_written[:1].isupper() and own_written[:1].isupper()
+    if at_end and not (a_name_for_a_name and e1 > 0 and _runs_on(evidence, window[e1 - 1], own[0])):
+        # Words the claim ends on may be its own addition ("... monthly in advance", "...
+        # Oakwood Properties LLC" where the evidence's sentence ends before "LLC"); only a
+        # name put for a name the same sentence goes on to counts there.
+        return None
+    if not _contains(evidence_words, put) and (at_start or not a_name_for_a_name):
         # A term the evidence never uses counts only as a name put for a name, and not as
         # the claim's first word, which is capitalized whatever it is.
-        put_written, own_written = _as_written(claim, put), _as_written(evidence, own)
-        if c1 == 0 or not (put_written[:1].isupper() and own_written[:1].isupper()):
-            return None
+        return None
     if _defined_as(put_text, own_text, evidence):
         return None
     return put_text, own_text
