@@ -25,6 +25,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from bench_output import write_result
+
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.evaluation.verifier_pairs import CLAIM_EDITS, build_claims
 from citeguard.text.citations import parse_citations, strip_citations
@@ -89,9 +91,7 @@ def main(argv: list[str]) -> int:
         "model_sentences": len(sentences),
         "model_sentences_flagged": model_flagged,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(json.dumps(results, indent=2))
+    write_result(args.out, results)
     return 0
 
 

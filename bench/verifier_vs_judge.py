@@ -21,7 +21,6 @@ flipped, :mod:`citeguard.validate.copy_edits`); a claim a rule fails scores 0.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -29,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from bench_output import write_result
 
 from citeguard.errors import ModelUnavailableError
 from citeguard.evaluation.cli_train import edit_names
@@ -151,9 +151,7 @@ def main(argv: list[str]) -> int:
         results["llm_judge_with_rules"] = rates(
             claims, with_rules(claims, scores), threshold, seconds
         )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(json.dumps(results, indent=2))
+    write_result(args.out, results)
     return 0
 
 
