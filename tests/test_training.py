@@ -16,14 +16,14 @@ import torch
 from safetensors.torch import load_file
 
 from citeguard.errors import ModelUnavailableError
-from citeguard.evaluation.pair_metrics import auroc, fit_threshold
-from citeguard.evaluation.train_cross_encoder import (
+from citeguard.evaluation.pair_draws import (
     TextPair,
-    TrainSettings,
     draw_around_mistakes,
     draw_training_pairs,
     misjudged,
 )
+from citeguard.evaluation.pair_metrics import auroc, fit_threshold
+from citeguard.evaluation.train_cross_encoder import TrainSettings
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, Pair, PairSettings, build_pairs
 from citeguard.learned.bi_encoder import BiEncoderScorer
 from citeguard.learned.cross_encoder import EMBEDDINGS_PREFIX, CrossEncoder

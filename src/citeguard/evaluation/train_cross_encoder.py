@@ -44,6 +44,12 @@ from typing import Any, Literal
 import numpy as np
 
 from citeguard.errors import ModelUnavailableError
+from citeguard.evaluation.pair_draws import (
+    TextPair,
+    draw_around_mistakes,
+    draw_training_pairs,
+    misjudged,
+)
 from citeguard.evaluation.pair_metrics import auroc, calibration, fit_threshold, keep_threshold
 from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
 from citeguard.evaluation.verifier_pairs import build_claims
@@ -55,7 +61,6 @@ from citeguard.learned.cross_encoder import (
     freeze_embeddings,
     save_cross_encoder,
 )
-from citeguard.learned.evidence import PairScorer
 from citeguard.learned.saved_model import describe_model, load_trained_weights, read_description
 from citeguard.learned.shipped import load_pair_model
 
@@ -107,18 +112,6 @@ Kind = Literal["scorer", "verifier"]
 KINDS: tuple[Kind, ...] = ("scorer", "verifier")
 
 
-@dataclass(frozen=True)
-class TextPair:
-    """What a cross-encoder reads, whichever model: two texts, a label and a group (the
-    scorer's question wording, the verifier's kind of edit)."""
-
-    first: str
-    second: str
-    label: int
-    group: str
-    doc: str
-
-
 Datasets = str | Path | Sequence[str | Path]
 """One dataset folder, or several whose pairs are trained on together."""
 
@@ -158,53 +151,6 @@ def _dataset_text_pairs(
         [TextPair(c.claim, c.evidence, c.label, c.edit, c.doc) for c in claims_train],
         [TextPair(c.claim, c.evidence, c.label, c.edit, c.doc) for c in claims_validation],
     )
-
-
-def draw_training_pairs(
-    pairs: list[TextPair], limit: int, rng: random.Random, skip: int = 0
-) -> list[TextPair]:
-    """``limit`` pairs of a seeded draw, after its first ``skip``: drawing more with the
-    same seed extends the same draw, so ``skip`` leaves out exactly the pairs an earlier
-    run with ``max_train_pairs == skip`` used."""
-    if len(pairs) <= skip + limit:
-        drawn = rng.sample(pairs, len(pairs)) if skip else pairs
-    else:
-        drawn = rng.sample(pairs, skip + limit)
-    return drawn[skip : skip + limit]
-
-
-def misjudged(
-    pairs: Sequence[TextPair],
-    judge: PairScorer,
-    batch_size: int = 256,
-    on_batch: Callable[[int, int], None] | None = None,
-) -> list[bool]:
-    """Whether ``judge`` gets each pair wrong at its threshold: a positive scored under
-    it, a negative at or over it (for the verifier: a supported claim it would reject, an
-    edited one it would pass)."""
-    out: list[bool] = []
-    for start in range(0, len(pairs), batch_size):
-        batch = pairs[start : start + batch_size]
-        scores = judge.scores([(p.first, p.second) for p in batch])
-        out += [
-            bool((score >= judge.threshold) != (p.label == 1))
-            for score, p in zip(scores.tolist(), batch, strict=True)
-        ]
-        if on_batch is not None:
-            on_batch(len(out), len(pairs))
-    return out
-
-
-def draw_around_mistakes(
-    pairs: list[TextPair], mistakes: Sequence[bool], limit: int, rng: random.Random
-) -> list[TextPair]:
-    """Every pair a trained model misjudged (at most ``limit``), then a seeded draw of the
-    others up to ``limit`` pairs in all: a continued step that dwells on its own errors
-    while still seeing the easy pairs it must not forget."""
-    wrong = [p for p, bad in zip(pairs, mistakes, strict=True) if bad]
-    right = [p for p, bad in zip(pairs, mistakes, strict=True) if not bad]
-    wrong = wrong[:limit]
-    return wrong + draw_training_pairs(right, limit - len(wrong), rng)
 
 
 def _write_pairs(pairs: Sequence[TextPair], path: Path) -> None:
