@@ -110,6 +110,12 @@ def main(argv: list[str]) -> int:
         help="a trained verifier's folder (e.g. evals/verifier/model) to measure instead of "
         "the shipped one, at its own threshold",
     )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="torch device of the --verifier (cpu, or cuda where a GPU is); its seconds per "
+        "pair then say nothing of the graph's, which runs on the CPU (default: cpu)",
+    )
     args = parser.parse_args(argv)
 
     if args.validation_split:
@@ -122,7 +128,7 @@ def main(argv: list[str]) -> int:
     verifier: PairModel | None
     if args.verifier is not None:
         try:
-            verifier = load_pair_model(args.verifier)
+            verifier = load_pair_model(args.verifier, args.device)
         except ModelUnavailableError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1

@@ -188,6 +188,30 @@ def test_train_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert scores.shape == (2,) and ((scores > 0) & (scores < 1)).all()
     assert "validation AUROC" in capsys.readouterr().out
     assert TrainSettings().base_model in summary["train_settings"]["base_model"]
+    assert summary["train_settings"]["device"] == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("device", "said"),
+    [
+        ("gpu0", "not a torch device name"),
+        ("mps", "use cpu or cuda"),
+        pytest.param(
+            "cuda",
+            "sees no CUDA GPU",
+            marks=pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is here"),
+        ),
+    ],
+)
+def test_train_refuses_a_device_torch_cannot_use_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], device: str, said: str
+) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    out = tmp_path / "scorer"
+    code = cli.main(["train", str(dataset), "--out", str(out), "--device", device])
+    assert code == 2
+    assert said in capsys.readouterr().err
+    assert not out.exists()
 
 
 @pytest.mark.integration

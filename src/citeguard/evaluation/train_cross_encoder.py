@@ -106,6 +106,9 @@ class TrainSettings:
     skip_pairs: int = 0
     """Leave out the first this many pairs of the seeded draw: the pairs the ``init_from``
     model was trained on, with the same seed, so continued training sees new pairs."""
+    device: str = "cpu"
+    """The torch device that trains, mines and validates (``"cuda"`` where a GPU is).
+    The same command gives the same metrics within noise on either, not the same bits."""
 
 
 Kind = Literal["scorer", "verifier"]
@@ -162,14 +165,18 @@ def _write_pairs(pairs: Sequence[TextPair], path: Path) -> None:
 class _CrossEncoderTrainee:
     """The cross-encoder under training: tokenizer, model, and batched logits."""
 
-    def __init__(self, base_model: str, max_length: int, init_from: Path | None) -> None:
+    def __init__(
+        self, base_model: str, max_length: int, init_from: Path | None, device: str
+    ) -> None:
         self.tokenizer, self.model = base_classifier(base_model)
         if init_from is not None:
             load_trained_weights(
                 self.model, init_from, EMBEDDINGS_PREFIX, read_description(init_from)
             )
         freeze_embeddings(self.model)
+        self.model.to(device)
         self.max_length = max_length
+        self.device = device
 
     def parameter_groups(self, settings: TrainSettings) -> list[dict[str, Any]]:
         trainable = [p for p in self.model.parameters() if p.requires_grad]
@@ -186,7 +193,7 @@ class _CrossEncoderTrainee:
             max_length=self.max_length,
             padding=True,
             return_tensors="pt",
-        )
+        ).to(self.device)
         return self.model(**batch).logits.squeeze(-1)
 
     def save(self, folder: Path, settings: TrainSettings) -> None:
@@ -196,8 +203,10 @@ class _CrossEncoderTrainee:
 class _BiEncoderTrainee:
     """The bi-encoder under training (:class:`TrainableBiEncoder`), same interface."""
 
-    def __init__(self, base_model: str, max_length: int, init_from: Path | None) -> None:
-        self.encoder = TrainableBiEncoder(base_model, max_length)
+    def __init__(
+        self, base_model: str, max_length: int, init_from: Path | None, device: str
+    ) -> None:
+        self.encoder = TrainableBiEncoder(base_model, max_length, device)
         if init_from is not None:
             self.encoder.load(init_from)
 
@@ -271,7 +280,7 @@ def train_cross_encoder(
     _write_pairs(validation_pairs, folder / "pairs-validation.jsonl")
     mistakes = 0
     if kind == "verifier" and pair_settings.mine_with:
-        miner = load_pair_model(Path(pair_settings.mine_with))
+        miner = load_pair_model(Path(pair_settings.mine_with), settings.device)
         wrong = misjudged(train_pairs, miner, on_batch=on_mining)
         mistakes = min(sum(wrong), settings.max_train_pairs)
         chosen = draw_around_mistakes(train_pairs, wrong, settings.max_train_pairs, rng)
@@ -288,9 +297,11 @@ def train_cross_encoder(
     )
 
     trainee: _CrossEncoderTrainee | _BiEncoderTrainee = (
-        _BiEncoderTrainee(settings.base_model, settings.max_length, init_from)
+        _BiEncoderTrainee(settings.base_model, settings.max_length, init_from, settings.device)
         if settings.architecture == "bi-encoder"
-        else _CrossEncoderTrainee(settings.base_model, settings.max_length, init_from)
+        else _CrossEncoderTrainee(
+            settings.base_model, settings.max_length, init_from, settings.device
+        )
     )
     optimizer = torch.optim.AdamW(trainee.parameter_groups(settings))
     steps = settings.epochs * math.ceil(len(chosen) / settings.batch_size)
@@ -306,7 +317,7 @@ def train_cross_encoder(
         trainee.train()
         for i in range(0, len(order), settings.batch_size):
             batch = order[i : i + settings.batch_size]
-            targets = torch.tensor([float(p.label) for p in batch])
+            targets = torch.tensor([float(p.label) for p in batch], device=settings.device)
             loss = loss_fn(trainee.logits(batch), targets)
             loss.backward()
             optimizer.step()
@@ -322,7 +333,7 @@ def train_cross_encoder(
     # model), loaded the way the graph loads them.
     model_dir = folder / "model"
     trainee.save(model_dir, settings)
-    shipped = load_pair_model(model_dir)
+    shipped = load_pair_model(model_dir, settings.device)
     scores = shipped.scores([(p.first, p.second) for p in validation_pairs]).tolist()
     labels = [p.label for p in validation_pairs]
     if kind == "scorer":

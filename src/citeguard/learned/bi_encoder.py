@@ -44,15 +44,16 @@ CACHED_TEXTS = 20_000
 some hundred documents' retrieved chunks."""
 
 
-def base_embedder(base_model: str, max_length: int) -> Any:
-    """The bundled sentence embedder, quietly loaded, reading at most ``max_length`` pieces."""
+def base_embedder(base_model: str, max_length: int, device: str = "cpu") -> Any:
+    """The bundled sentence embedder, quietly loaded on ``device`` (a torch device name),
+    reading at most ``max_length`` pieces."""
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as transformers_logging
 
     bars_were_on = transformers_logging.is_progress_bar_enabled()
     transformers_logging.disable_progress_bar()
     try:
-        model = SentenceTransformer(str(resolve_embedding_model_path(base_model)), device="cpu")
+        model = SentenceTransformer(str(resolve_embedding_model_path(base_model)), device=device)
     finally:
         if bars_were_on:
             transformers_logging.enable_progress_bar()
@@ -68,15 +69,16 @@ def transformer_of(model: Any) -> Any:
 class TrainableBiEncoder:
     """The bi-encoder under training: the embedder (embeddings frozen) and the line."""
 
-    def __init__(self, base_model: str, max_length: int) -> None:
+    def __init__(self, base_model: str, max_length: int, device: str = "cpu") -> None:
         import torch
 
-        self.model = base_embedder(base_model, max_length)
+        self.model = base_embedder(base_model, max_length, device)
         for name, parameter in transformer_of(self.model).named_parameters():
             if name.startswith(EMBEDDINGS_PREFIX):
                 parameter.requires_grad_(False)
-        self.scale = torch.nn.Parameter(torch.tensor(INITIAL_SCALE))
-        self.bias = torch.nn.Parameter(torch.tensor(INITIAL_BIAS))
+        self.scale = torch.nn.Parameter(torch.tensor(INITIAL_SCALE, device=device))
+        self.bias = torch.nn.Parameter(torch.tensor(INITIAL_BIAS, device=device))
+        self.device = device
         self._torch = torch
 
     def load(self, folder: Path) -> None:
@@ -103,7 +105,10 @@ class TrainableBiEncoder:
     def _embed(self, texts: Sequence[str]) -> Any:
         # ``preprocess`` since sentence-transformers 6 (``tokenize`` warns there).
         prepare = getattr(self.model, "preprocess", None) or self.model.tokenize
-        features = prepare(list(texts))
+        features = {
+            name: value.to(self.device) if hasattr(value, "to") else value
+            for name, value in prepare(list(texts)).items()
+        }
         vectors = self.model(features)["sentence_embedding"]
         return self._torch.nn.functional.normalize(vectors, dim=-1)
 
@@ -139,19 +144,20 @@ class TrainableBiEncoder:
 
 
 class BiEncoderScorer(DescribedThresholds):
-    """A saved bi-encoder, loaded for scoring (thread-safe, CPU).
+    """A saved bi-encoder, loaded for scoring (thread-safe) on ``device`` (a torch device
+    name; the graph uses the CPU).
 
     Raises:
         citeguard.errors.ModelUnavailableError: a file is missing, the weights' sha256
             differs from the one written with them, or they do not fit the base model.
     """
 
-    def __init__(self, folder: Path, batch_size: int = 32) -> None:
+    def __init__(self, folder: Path, batch_size: int = 32, device: str = "cpu") -> None:
         self.description = read_description(folder)
         import torch
 
         self.max_length = int(self.description.get("max_length", 128))
-        self.model = base_embedder(str(self.description["base_model"]), self.max_length)
+        self.model = base_embedder(str(self.description["base_model"]), self.max_length, device)
         load_trained_weights(
             transformer_of(self.model), folder, EMBEDDINGS_PREFIX, self.description
         )

@@ -1,4 +1,4 @@
-"""A cross-encoder: (first text, second text) -> probability, on CPU, offline.
+"""A cross-encoder: (first text, second text) -> probability, offline (CPU by default).
 
 The word-piece embeddings are not trained (they stay the bundled base model's), so a saved
 model holds only what training changed: the transformer layers, the pooler and the head.
@@ -83,19 +83,24 @@ def save_cross_encoder(
 
 
 class CrossEncoder(DescribedThresholds):
-    """A saved cross-encoder, loaded for scoring (thread-safe, CPU).
+    """A saved cross-encoder, loaded for scoring (thread-safe).
+
+    ``device`` is a torch device name: ``"cpu"`` (what the graph uses) or, for training
+    and benchmarks on a machine with one, ``"cuda"``.
 
     Raises:
         ModelUnavailableError: the folder lacks a file, the weights' sha256 differs from
             the one written with them, or they do not fit the base model.
     """
 
-    def __init__(self, folder: Path, batch_size: int = 32) -> None:
+    def __init__(self, folder: Path, batch_size: int = 32, device: str = "cpu") -> None:
         self.description = read_description(folder)
         import torch
 
         self.tokenizer, self.model = base_classifier(str(self.description["base_model"]))
         load_trained_weights(self.model, folder, EMBEDDINGS_PREFIX, self.description)
+        self.model.to(device)
+        self.device = device
         self.max_length = int(self.description.get("max_length", 256))
         self.batch_size = batch_size
         self._torch = torch
@@ -114,7 +119,7 @@ class CrossEncoder(DescribedThresholds):
                     max_length=self.max_length,
                     padding=True,
                     return_tensors="pt",
-                )
+                ).to(self.device)
                 logits = self.model(**encoded).logits.squeeze(-1)
-                out.extend(self._torch.sigmoid(logits).tolist())
+                out.extend(self._torch.sigmoid(logits).float().cpu().tolist())
         return np.asarray(out, dtype=np.float64)

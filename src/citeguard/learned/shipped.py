@@ -45,9 +45,9 @@ def shipped_folder(kind: LearnedKind) -> Path:
 PairModel = CrossEncoder | BiEncoderScorer
 
 
-def load_pair_model(folder: Path) -> PairModel:
+def load_pair_model(folder: Path, device: str = "cpu") -> PairModel:
     """The saved model in ``folder``, by the architecture its ``model.json`` names (a
-    cross-encoder when it names none).
+    cross-encoder when it names none), on ``device`` (a torch device name).
 
     Raises:
         ModelUnavailableError: see :class:`CrossEncoder` and :class:`BiEncoderScorer`.
@@ -60,8 +60,8 @@ def load_pair_model(folder: Path) -> PairModel:
     except (OSError, ValueError) as exc:
         raise ModelUnavailableError(f"no readable {described}: {exc}") from exc
     if architecture == BI_ENCODER:
-        return BiEncoderScorer(folder)
-    return CrossEncoder(folder)
+        return BiEncoderScorer(folder, device=device)
+    return CrossEncoder(folder, device=device)
 
 
 @functools.cache
