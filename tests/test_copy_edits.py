@@ -45,6 +45,35 @@ def test_names_as_the_evidence_orders_them_or_paired_or_paraphrased_pass() -> No
         assert not reverses_names(claim, ROYALTY), claim
 
 
+INDEMNITIES = (
+    "To avoid any confusion or interference with the rights of the Company, the Professional "
+    "agrees not to endorse another company's golf clubs. Each of EA, Farids and the Company "
+    "shall not solicit the employees of the other party. The indemnities of the MHC, the "
+    "Company, the Bank and the Agent shall survive. All IGER INTELLECTUAL PROPERTY shall "
+    "remain with IGER and all CERES INTELLECTUAL PROPERTY with CERES."
+)
+
+
+def test_a_swap_across_a_comma_between_clauses_or_inside_a_capitalized_run_is_found() -> None:
+    for claim in (
+        # The comma ends one clause before the next: not a pair of names.
+        "To avoid any confusion or interference with the rights of the Professional, the "
+        "Company agrees not to endorse another company's golf clubs.",
+        # The names stand inside runs of capitals ("IGER INTELLECTUAL PROPERTY").
+        "All CERES INTELLECTUAL PROPERTY shall remain with CERES and all IGER INTELLECTUAL "
+        "PROPERTY with IGER.",
+    ):
+        assert reverses_names(claim, INDEMNITIES), claim
+
+
+def test_names_reordered_inside_a_list_pass() -> None:
+    for claim in (
+        "Each of Farids, EA and the Company shall not solicit the employees of the other party.",
+        "The indemnities of the Company, the MHC, the Bank and the Agent shall survive.",
+    ):
+        assert not reverses_names(claim, INDEMNITIES), claim
+
+
 def test_a_not_added_or_dropped_from_the_evidences_words_is_found() -> None:
     assert flips_negation("The Tenant may sublet the Premises.", ROYALTY)
     assert flips_negation("Aucta shall not pay to ETON a royalty", ROYALTY)
@@ -95,6 +124,13 @@ def test_a_term_of_the_evidence_put_for_another_is_found() -> None:
     # A name put for a name, though the evidence never writes the one put in.
     named = "Repairs are requested from Maple Homes LLC in writing."
     assert replaced_term(named, LEASE) == ("maple homes", "oakwood properties")
+    # A name of up to five words put for another name.
+    law = "It will be governed by the law of the Shenzhen Leheyuan Trading Co, otherwise not."
+    china = "It will be governed by the law of the People's Republic of China, otherwise not."
+    assert replaced_term(law, china) == (
+        "shenzhen leheyuan trading co",
+        "people's republic of china",
+    )
     # A number for another the evidence states elsewhere, which the number check passes.
     days = "Landlord shall return the security deposit within five days after Tenant moves out."
     assert replaced_term(days, LEASE) == ("five", "30")

@@ -42,7 +42,12 @@ _NOT_NAMES = frozenset(
     "subject notwithstanding except unless during within after before yes".split()
 )
 # Joins that say the same both ways: "A and B", "between A and B", "A, B".
-_SYMMETRIC = re.compile(r"^[\s,]*(?:and|or|nor|&|/|,)?(?:\s+the)?[\s,]*$", re.IGNORECASE)
+_SYMMETRIC = re.compile(
+    r"^(?:['\u2019]s)?[\s,]*(?:and|or|nor|&|/|,)?(?:\s+the)?[\s,]*$", re.IGNORECASE
+)
+_CONJUNCTION = re.compile(r"\b(?:and|or|nor)\b|[&/]", re.IGNORECASE)
+# After "A, B": a list that goes on (", C", "and C", "or C"), so the comma joined a pair.
+_LIST_GOES_ON = re.compile(r"['\u2019]?s?\s*(?:,|and\b|or\b|nor\b|&)", re.IGNORECASE)
 # Trigrams of the evidence a swap must gain to count: one could be chance.
 _SWAP_GAIN = 2
 _ARTICLES = frozenset({"the", "a", "an"})
@@ -52,7 +57,12 @@ _NEGATION = re.compile(r"\b(?:not|never)\b")
 
 
 def _names(claim: str, evidence: str) -> list[str]:
-    """The claim's names that the evidence also writes, first named first."""
+    """The claim's names that the evidence also writes, first named first.
+
+    A run of capitalized words is read whole and, where it is longer, as its first and
+    last word too: "IGER INTELLECTUAL PROPERTY" and "Term MusclePharm" hold the names
+    "IGER" and "MusclePharm", which a swap exchanges on their own.
+    """
     found: list[str] = []
     for match in _NAME.finditer(claim):
         name = match.group()
@@ -60,10 +70,15 @@ def _names(claim: str, evidence: str) -> list[str]:
         while (head := name.split(maxsplit=1))[0].lower() in _NOT_NAMES and len(head) > 1:
             name = head[1]
         name = re.sub(r"['\u2019]s$", "", name).rstrip(".'")
-        if name.lower() in _NOT_NAMES or len(name) < 2 or name in found:
+        if len(name.split()) > _NAME_WORDS:
             continue
-        if len(name.split()) <= _NAME_WORDS and _names_a_party(name, evidence):
-            found.append(name)
+        words = name.split()
+        for candidate in dict.fromkeys([name, words[0], words[-1]]):
+            candidate = re.sub(r"['\u2019]s$", "", candidate).rstrip(".',")
+            if candidate.lower() in _NOT_NAMES or len(candidate) < 2 or candidate in found:
+                continue
+            if _names_a_party(candidate, evidence):
+                found.append(candidate)
     return found
 
 
@@ -84,10 +99,15 @@ def swap_names(text: str, first: str, second: str) -> str:
 
 
 def _joined_symmetrically(text: str, first: str, second: str) -> bool:
-    """Whether ``text`` joins the two names as a pair ("A and B", "B or A", "A, B")."""
+    """Whether ``text`` joins the two names as a pair ("A and B", "B or A") or in a list
+    ("A, B and C", "the A, the B, the C"). A comma alone joins them only where a list goes
+    on after the second: in "the rights of A, B agrees" it ends one clause before the next."""
     for a, b in ((first, second), (second, first)):
         for match in re.finditer(rf"\b{re.escape(a)}\b(.{{0,12}}?)\b{re.escape(b)}\b", text):
-            if _SYMMETRIC.match(match.group(1)):
+            join = match.group(1)
+            if not _SYMMETRIC.match(join):
+                continue
+            if _CONJUNCTION.search(join) or _LIST_GOES_ON.match(text, match.end()):
                 return True
     return False
 
@@ -165,8 +185,10 @@ _NUMBER_WORD = re.compile(
     r"\d|^(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
     r"thirty|forty|fifty|sixty|ninety|hundred|thousand|million|first|second|third)$"
 )
-# The longest term counted as one replacement ("security deposit", "Acme Widgets Inc.").
+# The longest term counted as one replacement ("security deposit", "Acme Widgets Inc."),
+# and the longest name put for a name ("the People's Republic of China").
 _TERM_WORDS = 3
+_NAME_TERM_WORDS = 5
 # Words the claim must copy around the term, and the share of its words they make: fewer,
 # and the claim is the model's own sentence rather than the evidence's with one term changed.
 _MIN_COPIED_WORDS = 5
@@ -299,7 +321,9 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
         own = own[-len(put) :]
     elif at_end and not at_start:
         own = own[: len(put)]
-    if len(put) > _TERM_WORDS or len(own) > _TERM_WORDS:
+    names_both = _as_written(claim, put)[:1].isupper() and _as_written(evidence, own)[:1].isupper()
+    longest = _NAME_TERM_WORDS if names_both else _TERM_WORDS
+    if len(put) > longest or len(own) > longest:
         return None
     copied = sum(op[2] - op[1] for op in ops if op[0] == "equal")
     if copied < _MIN_COPIED_WORDS or copied < _MIN_COPIED_SHARE * len(claim_words):
