@@ -66,6 +66,24 @@ def test_a_swap_across_a_comma_between_clauses_or_inside_a_capitalized_run_is_fo
         assert reverses_names(claim, INDEMNITIES), claim
 
 
+def test_a_swap_is_found_beside_a_pair_of_the_same_names() -> None:
+    evidence = (
+        "NCB appoints NPC, and NPC agrees to serve, as NCB's sole agent to merchants who "
+        "desire to receive services from NCB or NPC."
+    )
+    swapped = (
+        "NPC appoints NCB, and NCB agrees to serve, as NPC's sole agent to merchants who "
+        "desire to receive services from NPC or NCB."
+    )
+    assert reverses_names(swapped, evidence)
+    # The pair alone in the other order says the same.
+    paired = (
+        "NCB appoints NPC, and NPC agrees to serve, as NCB's sole agent to merchants who "
+        "desire to receive services from NPC or NCB."
+    )
+    assert not reverses_names(paired, evidence)
+
+
 def test_names_reordered_inside_a_list_pass() -> None:
     for claim in (
         "Each of Farids, EA and the Company shall not solicit the employees of the other party.",

@@ -45,6 +45,9 @@ _NOT_NAMES = frozenset(
 _SYMMETRIC = re.compile(
     r"^(?:['\u2019]s)?[\s,]*(?:and|or|nor|&|/|,)?(?:\s+the)?[\s,]*$", re.IGNORECASE
 )
+# What a pairing of two names is replaced by before a swap is compared: no word, so no
+# trigram of the evidence runs through it.
+_PAIRED = " \x01 "
 _CONJUNCTION = re.compile(r"\b(?:and|or|nor)\b|[&/]", re.IGNORECASE)
 # After "A, B": a list that goes on (", C", "and C", "or C"), so the comma joined a pair.
 _LIST_GOES_ON = re.compile(r"['\u2019]?s?\s*(?:,|and\b|or\b|nor\b|&)", re.IGNORECASE)
@@ -98,18 +101,29 @@ def swap_names(text: str, first: str, second: str) -> str:
     return text.replace(marker, second)
 
 
-def _joined_symmetrically(text: str, first: str, second: str) -> bool:
-    """Whether ``text`` joins the two names as a pair ("A and B", "B or A") or in a list
-    ("A, B and C", "the A, the B, the C"). A comma alone joins them only where a list goes
-    on after the second: in "the rights of A, B agrees" it ends one clause before the next."""
+def _pairings(text: str, first: str, second: str) -> list[tuple[int, int]]:
+    """Where ``text`` joins the two names as a pair ("A and B", "B or A") or in a list
+    ("A, B and C", "the A, the B, the C"): (start, end) of each such stretch. A comma alone
+    joins them only where a list goes on after the second: in "the rights of A, B agrees"
+    it ends one clause before the next."""
+    spans: list[tuple[int, int]] = []
     for a, b in ((first, second), (second, first)):
         for match in re.finditer(rf"\b{re.escape(a)}\b(.{{0,12}}?)\b{re.escape(b)}\b", text):
             join = match.group(1)
             if not _SYMMETRIC.match(join):
                 continue
             if _CONJUNCTION.search(join) or _LIST_GOES_ON.match(text, match.end()):
-                return True
-    return False
+                spans.append(match.span())
+    return spans
+
+
+def _without_pairings(text: str, first: str, second: str) -> str:
+    """``text`` with each stretch that pairs the two names (:func:`_pairings`) put out of
+    the comparison: a pair says the same in either order, so only the names' other places
+    can show a swap."""
+    for start, end in sorted(_pairings(text, first, second), reverse=True):
+        text = text[:start] + _PAIRED + text[end:]
+    return text
 
 
 def _trigrams(text: str) -> list[tuple[str, ...]]:
@@ -120,20 +134,21 @@ def _trigrams(text: str) -> list[tuple[str, ...]]:
 def reverses_names(claim: str, evidence: str) -> bool:
     """Whether the claim, with two of the evidence's names swapped, copies the evidence's
     wording clearly better than as written ("ETON shall pay to Aucta" where the evidence
-    has "Aucta shall pay to ETON"). Names the claim joins as a pair ("A and B") are left
-    alone, and a paraphrase gains nothing from a swap, so neither is flagged."""
+    has "Aucta shall pay to ETON"). Where the claim joins the two as a pair ("A and B") or
+    a list, that stretch is left out of the comparison, so a list in another order passes
+    while a swap elsewhere in the same claim ("NPC appoints NCB ... from NCB or NPC") is
+    found; a paraphrase gains nothing from a swap, so it passes too."""
     names = _names(claim, evidence)
     if len(names) < 2 or _holds(_normalized(claim.strip().rstrip(".;:,")), _normalized(evidence)):
         return False
     written = set(_trigrams(evidence))
-    as_written = sum(t in written for t in _trigrams(claim))
     for i, first in enumerate(names):
         for second in names[i + 1 :]:
             if first in second or second in first:
                 continue
-            if _joined_symmetrically(claim, first, second):
-                continue
-            swapped = sum(t in written for t in _trigrams(swap_names(claim, first, second)))
+            compared = _without_pairings(claim, first, second)
+            as_written = sum(t in written for t in _trigrams(compared))
+            swapped = sum(t in written for t in _trigrams(swap_names(compared, first, second)))
             if swapped >= as_written + _SWAP_GAIN:
                 return True
     return False
