@@ -193,6 +193,20 @@ def test_a_term_replaced_at_the_claims_first_or_last_words_is_found() -> None:
     assert replaced_term(opens_with, DEPOSIT) is None  # a word the evidence never writes
     relabelled = "Tenant shall pay all taxes on the royalties due under this Agreement."
     assert replaced_term(relabelled, DEPOSIT) == ("tenant", "licensor")
+    # The first word is capitalized whatever it is: it counts in place of a name the
+    # evidence writes as one inside a sentence, not of a word that only opens one.
+    audit = (
+        "The fees are payable to SHPS under this Agreement. SHPS shall have the right, upon "
+        "reasonable prior written notice, to examine, copy and audit such records."
+    )
+    clients = "Clients shall have the right, upon reasonable prior written notice, to examine."
+    assert replaced_term(clients, audit) == ("clients", "shps")
+    payments = (
+        "Royalties shall be paid within thirty days of the end of each quarter. Payments "
+        "are made in dollars."
+    )
+    fees = "Fees shall be paid within thirty days of the end of each quarter."
+    assert replaced_term(fees, payments) is None
     # What a claim adds at its end is its own: a name's full form where the evidence's
     # sentence stops, words the evidence writes in another sentence.
     for claim in (

@@ -292,6 +292,15 @@ def _defined_as(first: str, second: str, evidence: str) -> bool:
     return False
 
 
+def _named_within_a_sentence(name: str, evidence: str) -> bool:
+    """Whether the evidence writes ``name`` with its capital after a word of the same
+    sentence (so as a name, not only as a sentence's capitalized first word)."""
+    return (
+        re.search(rf"[a-z,;:(]\s+(?:the\s+)?{re.escape(name)}\b", evidence.replace("\u2019", "'"))
+        is not None
+    )
+
+
 def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
     """The term the claim puts in place of the evidence's own, as (claim's, evidence's),
     when the claim copies a stretch of the evidence word for word but for that one term
@@ -364,9 +373,13 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
         # Oakwood Properties LLC" where the evidence's sentence ends before "LLC"); only a
         # name put for a name the same sentence goes on to counts there.
         return None
-    if not _contains(evidence_words, put) and (at_start or not a_name_for_a_name):
-        # A term the evidence never uses counts only as a name put for a name, and not as
-        # the claim's first word, which is capitalized whatever it is.
+    if not _contains(evidence_words, put) and not (
+        a_name_for_a_name and (not at_start or _named_within_a_sentence(own_written, evidence))
+    ):
+        # A term the evidence never uses counts only as a name put for a name. As the
+        # claim's first word it is capitalized whatever it is, so there it counts only in
+        # place of a name the evidence writes with a capital inside a sentence ("SHPS shall
+        # have the right" against "... by Client. SHPS shall ..." and "fees payable to SHPS").
         return None
     if _defined_as(put_text, own_text, evidence):
         return None
