@@ -261,6 +261,20 @@ def test_one_sentences_start_joined_to_anothers_end_is_found() -> None:
         "as a fee for breaking the lease early",
     )
     assert copy_edit_reasons(claim, NOTICE) == ["sentences_spliced"]
+    # The end may be three words, cut from another sentence.
+    assign = (
+        "Rogers may assign its rights to a person that directly or indirectly controls, is "
+        "controlled by or is under common control with Rogers. The term of this Agreement "
+        "is five years."
+    )
+    short_end = (
+        "Rogers may assign its rights to a person that directly or indirectly controls of "
+        "this Agreement."
+    )
+    assert spliced_sentences(short_end, assign) == (
+        "rogers may assign its rights to a person that directly or indirectly controls",
+        "of this agreement",
+    )
 
 
 def test_whole_statements_joined_copies_and_own_words_are_not_splices() -> None:

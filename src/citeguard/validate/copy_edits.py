@@ -388,6 +388,9 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
 
 # Words each part of a spliced claim must copy: fewer could be a common phrase.
 _MIN_SPLICED_PART = 4
+# The end may be shorter: it must also stand in the evidence after a cut the claim's
+# opening does not continue ("... directly or indirectly controls" + "of this Agreement").
+_MIN_SPLICED_END = 3
 
 
 def _longest_copied_opening(claim_words: tuple[str, ...], evidence_words: tuple[str, ...]) -> int:
@@ -414,7 +417,7 @@ def spliced_sentences(claim: str, evidence: str) -> tuple[str, str] | None:
         return None
     size = _longest_copied_opening(claim_words, evidence_words)
     opening, end = claim_words[:size], claim_words[size:]
-    if size < _MIN_SPLICED_PART or len(end) < _MIN_SPLICED_PART:
+    if size < _MIN_SPLICED_PART or len(end) < _MIN_SPLICED_END:
         return None
     if not _contains(evidence_words, end):
         return None
