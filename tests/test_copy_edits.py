@@ -275,6 +275,13 @@ def test_one_sentences_start_joined_to_anothers_end_is_found() -> None:
         "rogers may assign its rights to a person that directly or indirectly controls",
         "of this agreement",
     )
+    # A short end from a sentence of the same subject: two statements, each stated.
+    rent = (
+        "The Tenant shall pay monthly rent of $1,200 within thirty days of the invoice. "
+        "The Tenant shall pay rent by bank transfer."
+    )
+    combined = "The Tenant shall pay monthly rent of $1,200 by bank transfer."
+    assert spliced_sentences(combined, rent) is None
 
 
 def test_whole_statements_joined_copies_and_own_words_are_not_splices() -> None:

@@ -391,6 +391,9 @@ _MIN_SPLICED_PART = 4
 # The end may be shorter: it must also stand in the evidence after a cut the claim's
 # opening does not continue ("... directly or indirectly controls" + "of this Agreement").
 _MIN_SPLICED_END = 3
+# Opening words of a short end's sentence that, found in the claim's opening, make the two
+# parts statements of one subject ("The Tenant shall ..."), not a splice.
+_SHARED_SUBJECT_WORDS = 3
 
 
 def _longest_copied_opening(claim_words: tuple[str, ...], evidence_words: tuple[str, ...]) -> int:
@@ -426,6 +429,15 @@ def spliced_sentences(claim: str, evidence: str) -> tuple[str, str] | None:
         return None
     for words in sentences:
         if words[-len(opening) :] == opening or words[: len(end)] == end:
+            return None
+        if (
+            len(end) < _MIN_SPLICED_PART
+            and _contains(words, end)
+            and _contains(opening, words[:_SHARED_SUBJECT_WORDS])
+        ):
+            # A short end from a sentence that opens as the claim does ("The Tenant shall
+            # pay rent by bank transfer" beside "The Tenant shall pay monthly rent of
+            # $1,200") reads as two statements of one subject joined, each stated.
             return None
     return " ".join(opening), " ".join(end)
 
