@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from citeguard.graph.context import Context
 from citeguard.validate.copy_edits import (
+    _without_pairings,
     copy_edit_reasons,
     flips_negation,
     replaced_term,
@@ -82,6 +83,11 @@ def test_a_swap_is_found_beside_a_pair_of_the_same_names() -> None:
         "desire to receive services from NPC or NCB."
     )
     assert not reverses_names(paired, evidence)
+
+
+def test_overlapping_pairings_of_two_names_are_left_out_as_one_stretch() -> None:
+    left = _without_pairings("notice from Exact, Pfizer and Exact shall engage", "Exact", "Pfizer")
+    assert left.split() == ["notice", "from", "\x01", "shall", "engage"]
 
 
 def test_names_reordered_inside_a_list_pass() -> None:

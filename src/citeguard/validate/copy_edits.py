@@ -121,7 +121,14 @@ def _without_pairings(text: str, first: str, second: str) -> str:
     """``text`` with each stretch that pairs the two names (:func:`_pairings`) put out of
     the comparison: a pair says the same in either order, so only the names' other places
     can show a swap."""
-    for start, end in sorted(_pairings(text, first, second), reverse=True):
+    merged: list[list[int]] = []
+    for start, end in sorted(_pairings(text, first, second)):
+        if merged and start <= merged[-1][1]:
+            # Pairings that overlap ("A, B and A") are one stretch.
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
         text = text[:start] + _PAIRED + text[end:]
     return text
 
@@ -345,8 +352,9 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
         own = own[-len(put) :]
     elif at_end and not at_start:
         own = own[: len(put)]
-    names_both = _as_written(claim, put)[:1].isupper() and _as_written(evidence, own)[:1].isupper()
-    longest = _NAME_TERM_WORDS if names_both else _TERM_WORDS
+    put_written, own_written = _as_written(claim, put), _as_written(evidence, own)
+    a_name_for_a_name = put_written[:1].isupper() and own_written[:1].isupper()
+    longest = _NAME_TERM_WORDS if a_name_for_a_name else _TERM_WORDS
     if len(put) > longest or len(own) > longest:
         return None
     copied = sum(op[2] - op[1] for op in ops if op[0] == "equal")
@@ -366,8 +374,6 @@ def replaced_term(claim: str, evidence: str) -> tuple[str, str] | None:
         return put_text, own_text
     if not all(numbers) and any(_same_stem(a, b) for a in put_terms for b in own_terms):
         return None
-    put_written, own_written = _as_written(claim, put), _as_written(evidence, own)
-    a_name_for_a_name = put_written[:1].isupper() and own_written[:1].isupper()
     if at_end and not (a_name_for_a_name and e1 > 0 and _runs_on(evidence, window[e1 - 1], own[0])):
         # Words the claim ends on may be its own addition ("... monthly in advance", "...
         # Oakwood Properties LLC" where the evidence's sentence ends before "LLC"); only a
