@@ -38,7 +38,7 @@ from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.evaluation.question_thresholds import CalibrationSettings, QuestionScore
 from citeguard.evaluation.quote_thresholds import JudgedQuote, passage_answer_summary
-from citeguard.llm.judge import RELEVANCE_QUESTION, evidence_first_messages, local_judge
+from citeguard.llm.judge import RELEVANCE_QUESTION, local_judge
 from citeguard.text.questions import is_yes_no_question
 
 OUT = Path("bench/results/relevance_prompts.json")
@@ -98,8 +98,9 @@ def main(argv: list[str]) -> int:
         scores["shipped"][q["n"]] = q["relevance"]
         for name, wording in WORDINGS.items():
             if name != "shipped":
-                messages = evidence_first_messages(q["quote"], "QUESTION", q["question"], wording)
-                scores[name][q["n"]] = judge.yes_probability(messages)
+                scores[name][q["n"]] = judge.answers_question_probability(
+                    q["question"], q["quote"], wording
+                )
         print(f"{q['n'] + 1}/{len(quotes)}", file=sys.stderr, flush=True)
 
     rows = [QuestionScore(**r) for r in calibration["rows"]]

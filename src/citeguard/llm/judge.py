@@ -50,11 +50,14 @@ def judge_messages(claim: str, evidence: str) -> list[dict[str, str]]:
     return evidence_first_messages(evidence, "CLAIM", claim, JUDGE_QUESTION)
 
 
-def relevance_messages(question: str, evidence: str) -> list[dict[str, str]]:
-    """The relevance check's prompt: does ``evidence`` answer ``question``?"""
+def relevance_messages(
+    question: str, evidence: str, wording: str = RELEVANCE_QUESTION
+) -> list[dict[str, str]]:
+    """The relevance check's prompt: does ``evidence`` answer ``question``? ``wording`` is
+    its last line (other wordings are compared in ``bench/relevance_prompts.py``)."""
     # The support judge's prefix byte for byte: after the judge has read a source, asking
     # about it again costs only the question's tokens.
-    return evidence_first_messages(evidence, "QUESTION", question, RELEVANCE_QUESTION)
+    return evidence_first_messages(evidence, "QUESTION", question, wording)
 
 
 class LocalJudge:
@@ -80,15 +83,17 @@ class LocalJudge:
         """
         return self._fitted(lambda text: judge_messages(claim, text), evidence)
 
-    def answers_question_probability(self, question: str, evidence: str) -> float:
-        """P(Yes) that ``evidence`` answers ``question``.
+    def answers_question_probability(
+        self, question: str, evidence: str, wording: str = RELEVANCE_QUESTION
+    ) -> float:
+        """P(Yes) that ``evidence`` answers ``question``, asked in ``wording``.
 
         Catches a supported answer to something else ("a late fee of $75" for a question
         about a fee to end the lease early). Over 161 labelled answers of CUAD dev and the
         sample corpus it separated right answers from answers to unanswerable questions with
         AUROC 0.90 (``bench/answer_relevance_probe.py --mode evidence``).
         """
-        return self._fitted(lambda text: relevance_messages(question, text), evidence)
+        return self._fitted(lambda text: relevance_messages(question, text, wording), evidence)
 
     def _fitted(self, messages: Callable[[str], list[dict[str, str]]], evidence: str) -> float:
         """:meth:`yes_probability` of ``messages(evidence)``, with the evidence cut to its
