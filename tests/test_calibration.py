@@ -18,6 +18,7 @@ from citeguard.documents import Chunk, SearchHit
 from citeguard.evaluation.calibrate_scorer import (
     calibrate_scorer,
     question_sources,
+    reworded_scores,
 )
 from citeguard.evaluation.dataset import GoldSpan, Question
 from citeguard.evaluation.question_thresholds import (
@@ -103,6 +104,52 @@ def test_floor_keeps_the_share_of_answerable_questions_with_gold_in_view() -> No
     assert len(kept) == 18  # 90% of the 20
     assert fitted["under_floor"]["unanswerable"] == 1.0
     assert fitted["recall_threshold"] == 0.15 < fitted["threshold"] == 0.45
+
+
+def test_floor_also_keeps_the_questions_asked_in_other_words() -> None:
+    # In the dataset's wording every answerable question scores 0.5 or more; asked in other
+    # words the same questions score lower, and the floor must keep those too.
+    rows = [row(0.5 + score / 40, True) for score in range(20)]
+    reworded = [row(0.05 + score / 100, True) for score in range(20)]
+    settings = CalibrationSettings(floor_keep=0.9, min_precision=0.5)
+    alone = fit_question_thresholds(rows, settings)
+    pooled = fit_question_thresholds(rows, settings, reworded)
+    assert alone["recall_threshold"] >= 0.5
+    assert pooled["recall_threshold"] < 0.25
+    kept = [r for r in rows + reworded if r.best_score >= pooled["recall_threshold"]]
+    assert len(kept) == 36  # 90% of the 40
+    assert pooled["floor_questions"] == 40
+    assert alone["under_floor"]["answerable_in_other_wordings"] is None
+    assert pooled["under_floor"]["answerable_in_other_wordings"] == 0.2
+    # The answer threshold is fitted on the dataset's wording alone.
+    assert pooled["threshold"] == alone["threshold"]
+
+
+def test_other_wordings_are_each_searched_for_answerable_questions_only() -> None:
+    clause = "This Agreement shall be governed by the laws of the State of Texas."
+    answerable = Question(
+        id="a", question="Which law governs?", answerable=True,
+        gold_spans=(GoldSpan(text=clause),), doc="c.txt", extra={"category": "Governing Law"},
+    )  # fmt: skip
+    absent = Question(
+        id="b", question="Is there a cap?", answerable=False, doc="c.txt",
+        extra={"category": "Cap On Liability"},
+    )  # fmt: skip
+    categories = {"Governing Law": {"cuad_description": "Which state's law governs?"}}
+    searched: list[str] = []
+
+    def sources_of(question: Question, asked: str) -> list[str]:
+        searched.append(asked)
+        return ["Notices in writing. " + clause if "law" in asked.lower() else "Nothing here."]
+
+    scored = reworded_scores([answerable, absent], categories, sources_of, KeywordScorer())
+    assert searched == [
+        "Which state's law governs?",
+        "What does the contract say about governing law?",
+        "Is there anything in this document on governing law?",
+    ]
+    assert [r.id for r in scored] == ["a", "a", "a"]
+    assert all(r.best_score == 0.9 and r.sources_hold_gold for r in scored)
 
 
 def test_question_is_labelled_by_its_best_passage() -> None:
@@ -243,6 +290,14 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     assert "written to" in capsys.readouterr().out
     assert (out / "index").is_dir()
     assert "passage_answer_threshold" not in result  # --no-judge-quotes
+    # The floor also kept the answerable questions asked in the dataset's other wordings.
+    reworded = result["other_wording_rows"]
+    assert reworded and {r["id"] for r in reworded} <= {
+        r["id"] for r in result["rows"] if r["answerable"]
+    }
+    assert result["floor_questions"] == sum(r["sources_hold_gold"] for r in result["rows"]) + sum(
+        r["sources_hold_gold"] for r in reworded
+    )
     assert after.passage_answer_threshold == after.threshold
 
     # With the quote judge (the CLI's default passes the local model's), the passage

@@ -154,6 +154,30 @@ def test_mined_negatives_are_the_scorers_top_non_answering_passages(tmp_path: Pa
     assert build_pairs(dataset, plain, miner) == build_pairs(dataset, plain)
 
 
+def test_the_scorer_mining_negatives_runs_on_the_training_device(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a GPU the mining pass over every document runs there too, not on the CPU."""
+    from citeguard.evaluation import train_cross_encoder
+    from citeguard.learned import shipped
+
+    dataset = make_dataset(tmp_path / "data")
+    loaded: list[tuple[str, str]] = []
+
+    def fake_load(folder: Path, device: str = "cpu") -> WordScorer:
+        loaded.append((str(folder), device))
+        return WordScorer("records")
+
+    monkeypatch.setattr(shipped, "load_pair_model", fake_load)
+    settings = PairSettings(validation_share=0.34, mined_negatives=1, mine_with="miner-dir")
+    train, validation = train_cross_encoder.text_pairs(
+        [dataset, dataset], "scorer", settings, "cuda:1"
+    )
+    assert loaded == [("miner-dir", "cuda:1")]  # loaded once, on the device, for both
+    assert len(train) == 2 * len(build_pairs(dataset, settings, WordScorer("records"))[0])
+    assert validation
+
+
 def test_auroc_and_threshold() -> None:
     assert auroc([0.9, 0.8, 0.2, 0.1], [1, 1, 0, 0]) == 1.0
     assert auroc([0.1, 0.2, 0.8, 0.9], [1, 1, 0, 0]) == 0.0

@@ -28,7 +28,12 @@ Fitted, and written into the model's ``model.json`` (the pair-level values are k
   unanswerable question's best passage never does; an answerable question's wrong passage
   would be a wrong answer);
 - ``recall_threshold`` (the refusal floor): the highest score that still keeps
-  ``floor_keep`` of the answerable questions whose sources hold a gold span.
+  ``floor_keep`` of the answerable questions whose sources hold a gold span; with
+  ``floor_wordings`` (the default) each answerable question is also asked in the dataset's
+  other wordings (``train_pairs.wordings``: the category description training held out,
+  the generic templates), each with its own search, and the floor keeps that share of all
+  of them: it refuses before any model call, so it must hold for wordings users type, not
+  only for the one the scorer was trained on most.
 
 With a quote judge (``citeguard calibrate`` passes the local model's relevance check, the
 one the graph's default validation asks of a passage answer's quote), a third:
@@ -48,6 +53,7 @@ and what each threshold does on these questions.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import random
@@ -75,7 +81,12 @@ from citeguard.evaluation.quote_thresholds import (
     judge_passage_answers,
     passage_answer_summary,
 )
-from citeguard.evaluation.train_pairs import PairSettings, validation_documents
+from citeguard.evaluation.train_pairs import (
+    PairSettings,
+    load_categories,
+    validation_documents,
+    wordings,
+)
 from citeguard.graph.context import Context
 from citeguard.index.searcher import Searcher
 from citeguard.learned.evidence import PairScorer
@@ -126,6 +137,26 @@ def question_sources(
     return sources
 
 
+def reworded_scores(
+    questions: Sequence[Question],
+    categories: dict[str, dict[str, str]],
+    sources_of: Callable[[Question, str], list[str]],
+    scorer: PairScorer,
+) -> list[QuestionScore]:
+    """Each answerable question's best passage in every other wording the dataset gives
+    of it, searched with that wording (for the refusal floor, ``floor_wordings``)."""
+    out: list[QuestionScore] = []
+    for question in questions:
+        if not question.answerable:
+            continue
+        for name, text in wordings(question, categories).items():
+            if name == "dataset" or text == question.question:
+                continue
+            reworded = dataclasses.replace(question, question=text)
+            out.append(score_question(reworded, sources_of(question, text), scorer))
+    return out
+
+
 def calibrate_scorer(
     dataset: str | Path,
     model_dir: str | Path,
@@ -169,10 +200,10 @@ def calibrate_scorer(
     rows: list[QuestionScore] = []
     asked: list[Question] = []
 
-    def sources_of(question: Question) -> list[str]:
+    def sources_of(question: Question, asked: str | None = None) -> list[str]:
         chosen = question_sources(
             searcher,
-            question.question,
+            asked or question.question,
             question.scope(indexed),
             scorer if settings.scorer_rerank else None,
             settings.scorer_rerank_pool,
@@ -187,7 +218,12 @@ def calibrate_scorer(
         asked.append(question)
         if on_question is not None:
             on_question(n, len(questions))
-    fitted = fit_question_thresholds(rows, settings)
+    other_wordings = (
+        reworded_scores(asked, load_categories(root), sources_of, scorer)
+        if settings.floor_wordings
+        else []
+    )
+    fitted = fit_question_thresholds(rows, settings, other_wordings)
     judged: list[JudgedQuote] = []
     if quote_judge is not None:
         judged = judge_passage_answers(
@@ -207,6 +243,7 @@ def calibrate_scorer(
             {
                 **result,
                 "rows": [asdict(r) for r in rows],
+                "other_wording_rows": [asdict(r) for r in other_wordings],
                 "judged_quotes": [asdict(q) for q in judged],
             },
             indent=2,

@@ -266,6 +266,47 @@ CALIBRATE_OPTIONS = (
 )
 
 
+def add_interpolate_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "interpolate",
+        help="average two trained models' weights (robust fine-tuning)",
+        description="Write (1 - W) * START + W * TUNED, tensor by tensor, as a trained model "
+        "in DIR: a model trained further on one kind of document keeps much of its gain "
+        "there and much of START's robustness elsewhere (WiSE-FT). The result has no "
+        "thresholds: fit them with `citeguard calibrate` before use.",
+    )
+    p.add_argument("start", metavar="START", help="the model the training started from")
+    p.add_argument("tuned", metavar="TUNED", help="the model it trained into")
+    p.add_argument(
+        "--weight",
+        type=float,
+        default=0.5,
+        metavar="W",
+        help="share of TUNED, 0 to 1 (default: %(default)s)",
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="where the model goes")
+    return p
+
+
+def run_interpolate(args: argparse.Namespace) -> int:
+    """Interpolate and say what was written."""
+    from citeguard.errors import ModelUnavailableError
+    from citeguard.learned.interpolate import interpolate_models
+
+    try:
+        written = interpolate_models(
+            Path(args.start), Path(args.tuned), args.weight, Path(args.out)
+        )
+    except (ModelUnavailableError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"wrote {args.out} ({written['weights_bytes']:,} bytes, sha256 "
+        f"{written['weights_sha256'][:12]}...); fit its thresholds with `citeguard calibrate`"
+    )
+    return 0
+
+
 def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``calibrate`` sub-command: fit a trained scorer's thresholds per question."""
     p: argparse.ArgumentParser = subparsers.add_parser(
@@ -312,6 +353,15 @@ def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
         f"(default: {rerank_default}, as the graph's default)",
     )
     p.add_argument(
+        "--floor-wordings",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="fit the refusal floor on every wording the dataset gives of each answerable "
+        "question (its own, the category description training held out, the generic "
+        "templates), each searched apart, so the floor holds for other wordings than the one "
+        "the scorer learned most (default: on)",
+    )
+    p.add_argument(
         "--judge-quotes",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -341,6 +391,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     }
     if args.scorer_rerank is not None:
         chosen["scorer_rerank"] = args.scorer_rerank
+    if args.floor_wordings is not None:
+        chosen["floor_wordings"] = args.floor_wordings
     pairs = PairSettings(validation_share=args.validation_share, seed=args.split_seed)
     interactive = sys.stderr.isatty()
     quote_judge = None

@@ -32,6 +32,12 @@ class CalibrationSettings:
     min_precision: float = 0.6
     """Guards against a split with few or easy unanswerable questions."""
     floor_keep: float = 0.95
+    floor_wordings: bool = True
+    """Fit the refusal floor on every wording the dataset gives of each answerable question
+    (its own, the category description training held out, the generic templates), each
+    asked with its own search, not on the dataset's wording alone: a scorer trained on
+    that wording scores other wordings of the same question lower, and the floor refuses
+    before any model call, so it must keep ``floor_keep`` of the questions however asked."""
     relevance_step: float = 0.05
     """The weaker passages' relevance minimum is scanned down from 0.95 in these steps."""
     seed: int = 13
@@ -100,9 +106,15 @@ def share_threshold(scores: Sequence[float], max_share: float) -> float:
 
 
 def fit_question_thresholds(
-    rows: Sequence[QuestionScore], settings: CalibrationSettings
+    rows: Sequence[QuestionScore],
+    settings: CalibrationSettings,
+    other_wordings: Sequence[QuestionScore] = (),
 ) -> dict[str, Any]:
-    """The two thresholds from scored questions, and what they do on them."""
+    """The two thresholds from scored questions, and what they do on them.
+
+    ``other_wordings``: answerable questions asked in other words (``floor_wordings``),
+    pooled with ``rows`` for the refusal floor only.
+    """
     scores = [r.best_score for r in rows]
     threshold = max(
         fit_threshold(scores, [int(r.best_passage_answers) for r in rows], settings.min_precision),
@@ -110,7 +122,7 @@ def fit_question_thresholds(
             [r.best_score for r in rows if not r.answerable], settings.max_false_answer_share
         ),
     )
-    floor_rows = [r for r in rows if r.sources_hold_gold]
+    floor_rows = [r for r in (*rows, *other_wordings) if r.sources_hold_gold]
     floor = (
         keep_threshold(
             [r.best_score for r in floor_rows], [1] * len(floor_rows), settings.floor_keep
@@ -143,5 +155,9 @@ def fit_question_thresholds(
         "under_floor": {
             "answerable": share(answerable, lambda r: r.best_score < floor),
             "unanswerable": share(unanswerable, lambda r: r.best_score < floor),
+            "answerable_in_other_wordings": share(
+                [r for r in other_wordings if r.answerable], lambda r: r.best_score < floor
+            ),
         },
+        "floor_questions": len(floor_rows),
     }

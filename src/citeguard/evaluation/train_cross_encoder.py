@@ -51,7 +51,12 @@ from citeguard.evaluation.pair_draws import (
     misjudged,
 )
 from citeguard.evaluation.pair_metrics import auroc, calibration, fit_threshold, keep_threshold
-from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, PairSettings, build_pairs
+from citeguard.evaluation.train_pairs import (
+    HELD_OUT_WORDING,
+    PairSettings,
+    build_pairs,
+    load_miner,
+)
 from citeguard.evaluation.verifier_pairs import build_claims
 from citeguard.index.embedder import DEFAULT_EMBEDDING_MODEL
 from citeguard.learned.bi_encoder import TrainableBiEncoder
@@ -61,6 +66,7 @@ from citeguard.learned.cross_encoder import (
     freeze_embeddings,
     save_cross_encoder,
 )
+from citeguard.learned.evidence import PairScorer
 from citeguard.learned.saved_model import describe_model, load_trained_weights, read_description
 from citeguard.learned.shipped import load_pair_model
 
@@ -127,24 +133,26 @@ def dataset_folders(datasets: Datasets) -> list[Path]:
 
 
 def text_pairs(
-    datasets: Datasets, kind: Kind, settings: PairSettings
+    datasets: Datasets, kind: Kind, settings: PairSettings, device: str = "cpu"
 ) -> tuple[list[TextPair], list[TextPair]]:
     """(training, validation) pairs of one kind, each dataset split by its documents, the
-    datasets' pairs one after another (one dataset: exactly its own pairs)."""
+    datasets' pairs one after another (one dataset: exactly its own pairs); a scorer's
+    mined negatives are scored on ``device`` (a torch device name)."""
     train: list[TextPair] = []
     validation: list[TextPair] = []
+    miner = load_miner(settings, device) if kind == "scorer" and settings.mined_negatives else None
     for folder in dataset_folders(datasets):
-        more_train, more_validation = _dataset_text_pairs(folder, kind, settings)
+        more_train, more_validation = _dataset_text_pairs(folder, kind, settings, miner)
         train.extend(more_train)
         validation.extend(more_validation)
     return train, validation
 
 
 def _dataset_text_pairs(
-    dataset: Path, kind: Kind, settings: PairSettings
+    dataset: Path, kind: Kind, settings: PairSettings, miner: PairScorer | None
 ) -> tuple[list[TextPair], list[TextPair]]:
     if kind == "scorer":
-        train, validation = build_pairs(dataset, settings)
+        train, validation = build_pairs(dataset, settings, miner)
         return (
             [TextPair(p.question, p.passage, p.label, p.wording, p.doc) for p in train],
             [TextPair(p.question, p.passage, p.label, p.wording, p.doc) for p in validation],
@@ -275,7 +283,7 @@ def train_cross_encoder(
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(settings.seed)
     torch.manual_seed(settings.seed)
-    train_pairs, validation_pairs = text_pairs(dataset, kind, pair_settings)
+    train_pairs, validation_pairs = text_pairs(dataset, kind, pair_settings, settings.device)
     _write_pairs(train_pairs, folder / "pairs-train.jsonl")
     _write_pairs(validation_pairs, folder / "pairs-validation.jsonl")
     mistakes = 0

@@ -108,6 +108,13 @@ def wordings(question: Question, categories: dict[str, dict[str, str]]) -> dict[
     return out
 
 
+def load_categories(dataset: Path) -> dict[str, dict[str, str]]:
+    """The dataset's ``categories.json`` (its categories' descriptions), or none."""
+    path = dataset / "categories.json"
+    loaded: dict[str, dict[str, str]] = json.loads(path.read_text()) if path.exists() else {}
+    return loaded
+
+
 HELD_OUT_WORDING = "description"
 """Never used for training: validation pairs in this wording measure unseen phrasing."""
 
@@ -179,8 +186,7 @@ def build_pairs(
     settings = settings or PairSettings()
     root = Path(dataset)
     questions = [q for q in load_questions(root / QUESTIONS_FILE, unique_ids=False) if q.doc]
-    categories_file = root / "categories.json"
-    categories = json.loads(categories_file.read_text()) if categories_file.exists() else {}
+    categories = load_categories(root)
     rng = random.Random(settings.seed)
     validation_docs = validation_documents(questions, settings)
     folder = dataset_docs_dir(root)
@@ -210,8 +216,8 @@ def build_pairs(
     return train, validation
 
 
-def load_miner(settings: PairSettings) -> PairScorer:
-    """The ``mine_with`` folder's trained scorer.
+def load_miner(settings: PairSettings, device: str = "cpu") -> PairScorer:
+    """The ``mine_with`` folder's trained scorer, on ``device`` (a torch device name).
 
     Raises:
         ValueError: ``mined_negatives`` is set without ``mine_with``.
@@ -221,7 +227,7 @@ def load_miner(settings: PairSettings) -> PairScorer:
         raise ValueError("mined_negatives needs mine_with: the scorer folder that mines them")
     from citeguard.learned.shipped import load_pair_model
 
-    return load_pair_model(Path(settings.mine_with))
+    return load_pair_model(Path(settings.mine_with), device)
 
 
 def mined_scores(

@@ -160,11 +160,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     from citeguard.evaluation.cli_eval import add_eval_parser
     from citeguard.evaluation.cli_synthesize import add_synthesize_parser
-    from citeguard.evaluation.cli_train import add_calibrate_parser, add_train_parser
+    from citeguard.evaluation.cli_train import (
+        add_calibrate_parser,
+        add_interpolate_parser,
+        add_train_parser,
+    )
 
     add_eval_parser(sub)
     add_synthesize_parser(sub)
     add_train_parser(sub)
+    add_interpolate_parser(sub)
     add_calibrate_parser(sub)
     return parser
 
@@ -370,6 +375,12 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return run_calibrate(args)
 
 
+def _cmd_interpolate(args: argparse.Namespace) -> int:
+    from citeguard.evaluation.cli_train import run_interpolate
+
+    return run_interpolate(args)
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from citeguard.evaluation.cli_eval import run_eval
 
@@ -380,6 +391,7 @@ COMMANDS = {
     "eval": _cmd_eval,
     "synthesize": _cmd_synthesize,
     "train": _cmd_train,
+    "interpolate": _cmd_interpolate,
     "calibrate": _cmd_calibrate,
     "ingest": _cmd_ingest,
     "search": _cmd_search,
