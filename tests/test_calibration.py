@@ -7,6 +7,7 @@ a tiny generated dataset (real ingest, real MiniLM embedder, a real trained scor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -110,7 +111,10 @@ def test_floor_also_keeps_the_questions_asked_in_other_words() -> None:
     # In the dataset's wording every answerable question scores 0.5 or more; asked in other
     # words the same questions score lower, and the floor must keep those too.
     rows = [row(0.5 + score / 40, True) for score in range(20)]
-    reworded = [row(0.05 + score / 100, True) for score in range(20)]
+    reworded = [
+        dataclasses.replace(row(0.05 + score / 100, True), wording="description")
+        for score in range(20)
+    ]
     settings = CalibrationSettings(floor_keep=0.9, min_precision=0.5)
     alone = fit_question_thresholds(rows, settings)
     pooled = fit_question_thresholds(rows, settings, reworded)
@@ -119,6 +123,9 @@ def test_floor_also_keeps_the_questions_asked_in_other_words() -> None:
     kept = [r for r in rows + reworded if r.best_score >= pooled["recall_threshold"]]
     assert len(kept) == 36  # 90% of the 40
     assert pooled["floor_questions"] == 40
+    # Each wording's own floor, before the pooled one is capped at the answer threshold.
+    assert alone["floor_by_wording"] == {"dataset": 0.55}
+    assert pooled["floor_by_wording"] == {"dataset": 0.55, "description": 0.07}
     assert alone["under_floor"]["answerable_in_other_wordings"] is None
     assert pooled["under_floor"]["answerable_in_other_wordings"] == 0.2
     # The answer threshold is fitted on the dataset's wording alone.
@@ -149,6 +156,7 @@ def test_other_wordings_are_each_searched_for_answerable_questions_only() -> Non
         "Is there anything in this document on governing law?",
     ]
     assert [r.id for r in scored] == ["a", "a", "a"]
+    assert [r.wording for r in scored] == ["description", "template-0", "template-1"]
     assert all(r.best_score == 0.9 and r.sources_hold_gold for r in scored)
 
 

@@ -153,7 +153,8 @@ def reworded_scores(
             if name == "dataset" or text == question.question:
                 continue
             reworded = dataclasses.replace(question, question=text)
-            out.append(score_question(reworded, sources_of(question, text), scorer))
+            scored = score_question(reworded, sources_of(question, text), scorer)
+            out.append(dataclasses.replace(scored, wording=name))
     return out
 
 

@@ -62,6 +62,9 @@ class QuestionScore:
     best_passage_answers: bool
     """The best passage holds (most of) a gold span, or is mostly gold text."""
     sources_hold_gold: bool
+    wording: str = "dataset"
+    """Which wording of the question was asked (``train_pairs.wordings``): the dataset's
+    own, or another one the refusal floor is also fitted on (``floor_wordings``)."""
 
 
 def passage_holds_gold(passage: str, gold_spans: Sequence[str]) -> bool:
@@ -160,4 +163,9 @@ def fit_question_thresholds(
             ),
         },
         "floor_questions": len(floor_rows),
+        "floor_by_wording": {
+            wording: keep_threshold(kept, [1] * len(kept), settings.floor_keep)
+            for wording in sorted({r.wording for r in floor_rows})
+            if (kept := [r.best_score for r in floor_rows if r.wording == wording])
+        },
     }
