@@ -282,7 +282,7 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     code = cli.main(
         ["calibrate", str(dataset), "--model", str(trained / "model"), "--out", str(out),
          "--validation-share", "0.5", "--min-precision", "0.5",
-         "--max-false-answer-share", "0.5", "--no-judge-quotes"]
+         "--max-false-answer-share", "0.5", "--no-judge-quotes", "--floor-wordings"]
     )  # fmt: skip
     assert code == 0
     result = json.loads((out / "calibration.json").read_text())
@@ -324,6 +324,8 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     assert after.weak_passage_relevance_threshold is None  # --no-judge-quotes fitted none
     details = json.loads((tmp_path / "judged" / "calibration.json").read_text())
     assert len(details["judged_quotes"]) == judged["passage_answers"]["judged"]
+    # By default the floor is fitted on the dataset's wording alone.
+    assert details["other_wording_rows"] == [] and list(judged["floor_by_wording"]) == ["dataset"]
 
 
 def test_calibrate_reports_a_missing_model(tmp_path: Path) -> None:

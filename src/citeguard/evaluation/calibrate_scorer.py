@@ -29,11 +29,11 @@ Fitted, and written into the model's ``model.json`` (the pair-level values are k
   would be a wrong answer);
 - ``recall_threshold`` (the refusal floor): the highest score that still keeps
   ``floor_keep`` of the answerable questions whose sources hold a gold span; with
-  ``floor_wordings`` (the default) each answerable question is also asked in the dataset's
-  other wordings (``train_pairs.wordings``: the category description training held out,
-  the generic templates), each with its own search, and the floor keeps that share of all
-  of them: it refuses before any model call, so it must hold for wordings users type, not
-  only for the one the scorer was trained on most.
+  ``floor_wordings`` (``--floor-wordings``, an option) each answerable question is also
+  asked in the dataset's other wordings (``train_pairs.wordings``: the category description
+  training held out, the generic templates), each with its own search, and the floor keeps
+  that share of all of them: it refuses before any model call, so it should hold for
+  wordings users type, not only for the one the scorer was trained on most.
 
 With a quote judge (``citeguard calibrate`` passes the local model's relevance check, the
 one the graph's default validation asks of a passage answer's quote), a third:

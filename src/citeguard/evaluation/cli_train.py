@@ -359,7 +359,7 @@ def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="fit the refusal floor on every wording the dataset gives of each answerable "
         "question (its own, the category description training held out, the generic "
         "templates), each searched apart, so the floor holds for other wordings than the one "
-        "the scorer learned most (default: on)",
+        "the scorer learned most (default: off, as the shipped scorer was fitted)",
     )
     p.add_argument(
         "--judge-quotes",

@@ -32,12 +32,15 @@ class CalibrationSettings:
     min_precision: float = 0.6
     """Guards against a split with few or easy unanswerable questions."""
     floor_keep: float = 0.95
-    floor_wordings: bool = True
+    floor_wordings: bool = False
     """Fit the refusal floor on every wording the dataset gives of each answerable question
     (its own, the category description training held out, the generic templates), each
     asked with its own search, not on the dataset's wording alone: a scorer trained on
     that wording scores other wordings of the same question lower, and the floor refuses
-    before any model call, so it must keep ``floor_keep`` of the questions however asked."""
+    before any model call, so it should keep ``floor_keep`` of the questions however asked.
+    Off by default: the shipped scorer's floor was fitted on the dataset's wording, and
+    ``citeguard calibrate`` rebuilds it exactly (``docs/results.md``, "The scorer trained
+    on every pair, on a GPU")."""
     relevance_step: float = 0.05
     """The weaker passages' relevance minimum is scanned down from 0.95 in these steps."""
     seed: int = 13
