@@ -201,10 +201,10 @@ def calibrate_scorer(
     rows: list[QuestionScore] = []
     asked: list[Question] = []
 
-    def sources_of(question: Question, asked: str | None = None) -> list[str]:
+    def sources_of(question: Question, wording: str | None = None) -> list[str]:
         chosen = question_sources(
             searcher,
-            asked or question.question,
+            wording or question.question,
             question.scope(indexed),
             scorer if settings.scorer_rerank else None,
             settings.scorer_rerank_pool,

@@ -267,6 +267,7 @@ CALIBRATE_OPTIONS = (
 
 
 def add_interpolate_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``interpolate`` sub-command: average two trained models' weights."""
     p: argparse.ArgumentParser = subparsers.add_parser(
         "interpolate",
         help="average two trained models' weights (robust fine-tuning)",

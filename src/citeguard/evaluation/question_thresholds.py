@@ -129,13 +129,12 @@ def fit_question_thresholds(
         ),
     )
     floor_rows = [r for r in (*rows, *other_wordings) if r.sources_hold_gold]
-    floor = (
-        keep_threshold(
-            [r.best_score for r in floor_rows], [1] * len(floor_rows), settings.floor_keep
-        )
-        if floor_rows
-        else 0.0
-    )
+
+    def floor_of(kept: Sequence[QuestionScore]) -> float:
+        scores = [r.best_score for r in kept]
+        return keep_threshold(scores, [1] * len(scores), settings.floor_keep) if kept else 0.0
+
+    floor = floor_of(floor_rows)
     floor = min(floor, threshold)
     answerable = [r for r in rows if r.answerable]
     unanswerable = [r for r in rows if not r.answerable]
@@ -167,8 +166,7 @@ def fit_question_thresholds(
         },
         "floor_questions": len(floor_rows),
         "floor_by_wording": {
-            wording: keep_threshold(kept, [1] * len(kept), settings.floor_keep)
+            wording: floor_of([r for r in floor_rows if r.wording == wording])
             for wording in sorted({r.wording for r in floor_rows})
-            if (kept := [r.best_score for r in floor_rows if r.wording == wording])
         },
     }

@@ -66,7 +66,6 @@ def interpolate_models(start: Path, tuned: Path, weight: float, out: Path) -> di
         "tuned_sha256": second.get("weights_sha256"),
         "weight": weight,
     }
-    for name in ("licence",):
-        if name in second:
-            description[name] = second[name]
+    if "licence" in second:
+        description["licence"] = second["licence"]
     return write_description(out, description)
