@@ -21,7 +21,7 @@ from citeguard.evaluation.calibrate_scorer import (
     question_sources,
     reworded_scores,
 )
-from citeguard.evaluation.dataset import GoldSpan, Question
+from citeguard.evaluation.dataset import GoldSpan, Question, load_questions
 from citeguard.evaluation.question_thresholds import (
     CalibrationSettings,
     QuestionScore,
@@ -38,6 +38,7 @@ from citeguard.evaluation.quote_thresholds import (
 )
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.learned.cross_encoder import CrossEncoder
+from citeguard.learned.evidence import best_passage_score
 from citeguard.serve import cli
 from test_training import make_dataset
 
@@ -326,6 +327,21 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     assert len(details["judged_quotes"]) == judged["passage_answers"]["judged"]
     # By default the floor is fitted on the dataset's wording alone.
     assert details["other_wording_rows"] == [] and list(judged["floor_by_wording"]) == ["dataset"]
+
+    # With the relevance averaged with the scorer's, as a graph with
+    # passage_relevance_with_scorer asks it, each quote is judged by that mean.
+    calibrate_scorer(
+        dataset, trained / "model", tmp_path / "averaged", written,
+        CalibrationSettings(min_precision=0.5, max_false_answer_share=0.5,
+                            passage_relevance_with_scorer=True),
+        PairSettings(validation_share=0.5), quote_judge=lambda question, text: 0.9,
+    )  # fmt: skip
+    averaged = json.loads((tmp_path / "averaged" / "calibration.json").read_text())
+    asked = {q.id: q.question for q in load_questions(dataset)}
+    assert averaged["judged_quotes"] and averaged["settings"]["passage_relevance_with_scorer"]
+    for quote in averaged["judged_quotes"]:
+        scored = best_passage_score(written, asked[quote["id"]], quote["quote"])
+        assert quote["relevance"] == pytest.approx((0.9 + scored) / 2)
 
 
 def test_calibrate_reports_a_missing_model(tmp_path: Path) -> None:

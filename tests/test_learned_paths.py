@@ -256,6 +256,32 @@ def test_the_passage_answers_relevance_is_asked_of_its_quote_when_set() -> None:
     assert asked == [chunk]
 
 
+def test_the_passage_answers_relevance_is_averaged_with_the_scorer_when_set() -> None:
+    """With passage_relevance_with_scorer the quote's relevance is the mean of the local
+    model's (0.4 here, under the run's 0.5) and the scorer's (0.9): it answers; without
+    the setting the local model's doubt refuses it. A model's own answer is still judged
+    by the local model alone."""
+
+    def run_with(with_scorer: bool, replies: list[str]) -> dict:
+        resources = fake_resources(replies)
+        resources._evidence_scorer = KeywordScorer("first day", high=0.9)
+        resources._relevance = lambda question, evidence: 0.4
+        context = Context(scorer_answer=True, passage_relevance_with_scorer=with_scorer)
+        return compile_graph(resources).invoke({"question": RENT_Q}, context=context)
+
+    averaged = run_with(True, [REFUSAL])
+    assert averaged["status"] == "answered"
+    assert "first day of each month [1]." in averaged["answer"]
+    assert averaged["validation"]["relevance_score"] == pytest.approx((0.4 + 0.9) / 2)
+    alone = run_with(False, [REFUSAL])
+    assert (alone["status"], alone["refusal_reason"]) == ("refused", "validation_failed")
+    # The model's answer (not a passage answer) at the local model's 0.4: refused, its
+    # regeneration too, and the passage answer then drafted is averaged and answers.
+    written = run_with(True, [GOOD, GOOD])
+    assert written["answer"] != GOOD
+    assert "first day of each month [1]." in written["answer"]
+
+
 def test_the_passage_answers_quotes_need_no_support_judge_but_the_models_words_do() -> None:
     asked: list[str] = []
 

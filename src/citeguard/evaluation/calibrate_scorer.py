@@ -89,7 +89,7 @@ from citeguard.evaluation.train_pairs import (
 )
 from citeguard.graph.context import Context
 from citeguard.index.searcher import Searcher
-from citeguard.learned.evidence import PairScorer
+from citeguard.learned.evidence import PairScorer, averaged_relevance
 from citeguard.learned.saved_model import DESCRIPTION_FILE, describe_model
 
 logger = logging.getLogger(__name__)
@@ -227,6 +227,8 @@ def calibrate_scorer(
     fitted = fit_question_thresholds(rows, settings, other_wordings)
     judged: list[JudgedQuote] = []
     if quote_judge is not None:
+        if settings.passage_relevance_with_scorer:
+            quote_judge = averaged_relevance(quote_judge, scorer)
         judged = judge_passage_answers(
             asked, rows, sources_of, scorer, quote_judge, fitted["recall_threshold"], on_quote
         )

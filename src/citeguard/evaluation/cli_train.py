@@ -362,6 +362,16 @@ def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
         "templates), each searched apart, so the floor holds for other wordings than the one "
         "the scorer learned most (default: off, as the shipped scorer was fitted)",
     )
+    with_scorer_default = "on" if CalibrationSettings().passage_relevance_with_scorer else "off"
+    p.add_argument(
+        "--passage-relevance-with-scorer",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="judge each passage answer's quote by the mean of the local model's and the "
+        "scorer's relevance, for a graph with passage_relevance_with_scorer on; fit for "
+        f"the setting the graph will run with (default: {with_scorer_default}, as the "
+        "graph's default)",
+    )
     p.add_argument(
         "--judge-quotes",
         action=argparse.BooleanOptionalAction,
@@ -394,6 +404,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         chosen["scorer_rerank"] = args.scorer_rerank
     if args.floor_wordings is not None:
         chosen["floor_wordings"] = args.floor_wordings
+    if args.passage_relevance_with_scorer is not None:
+        chosen["passage_relevance_with_scorer"] = args.passage_relevance_with_scorer
     pairs = PairSettings(validation_share=args.validation_share, seed=args.split_seed)
     interactive = sys.stderr.isatty()
     quote_judge = None

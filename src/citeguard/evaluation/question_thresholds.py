@@ -52,6 +52,10 @@ class CalibrationSettings:
     scorer_rerank_pool: int = Context.scorer_rerank_pool
     """With ``scorer_rerank``, the hits retrieved for the scorer to reorder, as the
     graph's setting of that name; the default follows the graph's."""
+    passage_relevance_with_scorer: bool = Context.passage_relevance_with_scorer
+    """Judge each passage answer's quote by the mean of the local model's and the scorer's
+    relevance, as a graph with ``passage_relevance_with_scorer`` on does; the default
+    follows the graph's."""
 
 
 @dataclass(frozen=True)

@@ -211,6 +211,15 @@ class Context:
             "from, whose other clauses dilute the judge's reading."
         ),
     )
+    passage_relevance_with_scorer: bool = field(
+        default=False,
+        metadata=_doc(
+            "Relevance check of the passage answer (scorer_answer): the mean of the local "
+            "model's and the evidence scorer's P(the quote answers the question), not the "
+            "local model's alone. The scorer's thresholds must be fitted with the same check "
+            "(citeguard calibrate --passage-relevance-with-scorer)."
+        ),
+    )
     challenge_refusals: bool = field(
         default=False,
         metadata=_doc(
@@ -264,6 +273,7 @@ class Context:
             "scorer_sufficiency",
             "scorer_answer",
             "passage_relevance_reads_quote",
+            "passage_relevance_with_scorer",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidSettingError(f"{name}={getattr(self, name)!r}: must be true or false")

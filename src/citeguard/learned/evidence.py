@@ -9,7 +9,7 @@ by a source when one of its passages supports it.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -82,6 +82,24 @@ def best_passage_score(scorer: PairScorer, first: str, text: str) -> float:
     """The score of the best passage of ``text`` against ``first``: P(supported) of a claim
     by the verifier, P(answers) of a question by the scorer."""
     return best_passages(scorer, first, [text])[0].score
+
+
+def averaged_relevance(
+    judge: Callable[[str, str], float], scorer: PairScorer
+) -> Callable[[str, str], float]:
+    """P(the text answers the question) as the mean of ``judge``'s and the evidence
+    scorer's (the text's best passage).
+
+    Two readers that err apart: the local model reads any kind of document but doubts right
+    quotes of conditional and yes/no clauses, the scorer learned what answers from
+    contracts. A passage answer's quote is judged by both (``passage_relevance_with_scorer``),
+    and calibration fits the passage answer thresholds with the same mean.
+    """
+
+    def relevance(question: str, text: str) -> float:
+        return (float(judge(question, text)) + best_passage_score(scorer, question, text)) / 2
+
+    return relevance
 
 
 class CachedPairScorer:

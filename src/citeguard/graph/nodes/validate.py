@@ -25,7 +25,8 @@ from citeguard.graph.nodes.common import (
 from citeguard.graph.passage_scores import quote_relevance_threshold
 from citeguard.graph.resources import Resources
 from citeguard.graph.state import State
-from citeguard.validate.validator import validate_answer
+from citeguard.learned.evidence import averaged_relevance
+from citeguard.validate.validator import RelevanceFn, validate_answer
 from citeguard.validate.verdicts import ValidationResult, rejected_by_reproducible_checks
 
 
@@ -41,6 +42,7 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
     def validate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime)
         settings = resources.judged_settings(ctx, acceptance.settings(ctx))
+        relevance = resources.relevance(ctx)
         if state.get("passage_answered"):
             # The passage answer quotes its source: its support is not in doubt, only
             # whether it answers the question (the relevance check, of the quote itself
@@ -56,6 +58,7 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
                     ctx.judges_passage_quote(),
                 ),
             )
+            relevance = passage_relevance(resources, ctx, relevance)
         emit(runtime, {"event": "validating", "attempt": state.get("attempts", 0)})
         started = time.perf_counter()
         evidence = state.get("evidence", [])
@@ -79,7 +82,7 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
                 settings,
                 embed=resources.embed_for_sources(ctx, evidence),
                 judge=resources.judge(ctx),
-                relevance=resources.relevance(ctx),
+                relevance=relevance,
             )
             verdict = acceptance.verdict(result, ctx)
         update: dict[str, Any] = {
@@ -107,3 +110,20 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         return update
 
     return validate
+
+
+def passage_relevance(
+    resources: Resources, ctx: Context, relevance: RelevanceFn | None
+) -> RelevanceFn | None:
+    """The relevance check of a passage answer: ``relevance``, averaged with the evidence
+    scorer's with ``passage_relevance_with_scorer`` when the local model judges (the
+    trained judges' relevance is the scorer's already) and the scorer loaded."""
+    scorer = resources.evidence_scorer()
+    if (
+        relevance is None
+        or scorer is None
+        or not ctx.passage_relevance_with_scorer
+        or ctx.support_judge != "llm"
+    ):
+        return relevance
+    return averaged_relevance(relevance, scorer)
