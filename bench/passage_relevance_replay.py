@@ -75,6 +75,7 @@ def main(argv: list[str]) -> int:
     before: list[dict[str, Any]] = []
     after: list[dict[str, Any]] = []
     flips: list[dict[str, Any]] = []
+    replayed = 0
     for record in records:
         question = questions[record["id"]]
         kept = gold_scores(question, record)
@@ -93,6 +94,7 @@ def main(argv: list[str]) -> int:
         )
         if not (delivered or judged):
             continue  # the last draft was the model's, or failed another check
+        replayed += 1
         best = max(float(e.get("answer_score") or 0.0) for e in record["evidence"])
         quote_score = best_passage_score(partner, question.question, strip_citations(answer))
         accepted = (float(relevance) + quote_score) / 2 >= run_threshold and (
@@ -124,6 +126,7 @@ def main(argv: list[str]) -> int:
         "questions": len(records),
         "run": totals(before),
         "replayed": totals(after),
+        "passage_answers_replayed": replayed,
         "flipped": len(flips),
         "rows": flips,
     }
