@@ -266,6 +266,33 @@ CALIBRATE_OPTIONS = (
 )
 
 
+CALIBRATE_FLAGS = (
+    (
+        "scorer_rerank",
+        "ask with the hits reranked by the scorer (for a graph with scorer_rerank on), "
+        "or in retrieval order; fit the thresholds for the setting the graph will run with",
+        "as the graph's default",
+    ),
+    (
+        "floor_wordings",
+        "fit the refusal floor on every wording the dataset gives of each answerable "
+        "question (its own, the category description training held out, the generic "
+        "templates), each searched apart, so the floor holds for other wordings than the one "
+        "the scorer learned most",
+        "as the shipped scorer was fitted",
+    ),
+    (
+        "passage_relevance_with_scorer",
+        "judge each passage answer's quote by the mean of the local model's and the "
+        "scorer's relevance, for a graph with passage_relevance_with_scorer on; fit for "
+        "the setting the graph will run with",
+        "as the graph's default",
+    ),
+)
+"""``citeguard calibrate``'s on/off options, each a :class:`CalibrationSettings` field: (field,
+help, why its default); given, they replace the field's default."""
+
+
 def add_interpolate_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``interpolate`` sub-command: average two trained models' weights."""
     p: argparse.ArgumentParser = subparsers.add_parser(
@@ -344,34 +371,14 @@ def add_calibrate_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=PairSettings().seed,
         help="the seed training split the documents with (default: %(default)s)",
     )
-    rerank_default = "on" if CalibrationSettings().scorer_rerank else "off"
-    p.add_argument(
-        "--scorer-rerank",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="ask with the hits reranked by the scorer (for a graph with scorer_rerank on), "
-        "or in retrieval order; fit the thresholds for the setting the graph will run with "
-        f"(default: {rerank_default}, as the graph's default)",
-    )
-    p.add_argument(
-        "--floor-wordings",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="fit the refusal floor on every wording the dataset gives of each answerable "
-        "question (its own, the category description training held out, the generic "
-        "templates), each searched apart, so the floor holds for other wordings than the one "
-        "the scorer learned most (default: off, as the shipped scorer was fitted)",
-    )
-    with_scorer_default = "on" if CalibrationSettings().passage_relevance_with_scorer else "off"
-    p.add_argument(
-        "--passage-relevance-with-scorer",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="judge each passage answer's quote by the mean of the local model's and the "
-        "scorer's relevance, for a graph with passage_relevance_with_scorer on; fit for "
-        f"the setting the graph will run with (default: {with_scorer_default}, as the "
-        "graph's default)",
-    )
+    for field, text, note in CALIBRATE_FLAGS:
+        default = "on" if getattr(CalibrationSettings(), field) else "off"
+        p.add_argument(
+            "--" + field.replace("_", "-"),
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help=f"{text} (default: {default}, {note})",
+        )
     p.add_argument(
         "--judge-quotes",
         action=argparse.BooleanOptionalAction,
@@ -400,12 +407,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
         for field, *_ in CALIBRATE_OPTIONS
         if getattr(args, field) is not None
     }
-    if args.scorer_rerank is not None:
-        chosen["scorer_rerank"] = args.scorer_rerank
-    if args.floor_wordings is not None:
-        chosen["floor_wordings"] = args.floor_wordings
-    if args.passage_relevance_with_scorer is not None:
-        chosen["passage_relevance_with_scorer"] = args.passage_relevance_with_scorer
+    for field, *_ in CALIBRATE_FLAGS:
+        if getattr(args, field) is not None:
+            chosen[field] = getattr(args, field)
     pairs = PairSettings(validation_share=args.validation_share, seed=args.split_seed)
     interactive = sys.stderr.isatty()
     quote_judge = None

@@ -118,12 +118,7 @@ def passage_relevance(
     """The relevance check of a passage answer: ``relevance``, averaged with the evidence
     scorer's with ``passage_relevance_with_scorer`` when the local model judges (the
     trained judges' relevance is the scorer's already) and the scorer loaded."""
-    scorer = resources.evidence_scorer()
-    if (
-        relevance is None
-        or scorer is None
-        or not ctx.passage_relevance_with_scorer
-        or ctx.support_judge != "llm"
-    ):
+    if relevance is None or not ctx.passage_relevance_with_scorer or ctx.support_judge != "llm":
         return relevance
-    return averaged_relevance(relevance, scorer)
+    scorer = resources.evidence_scorer()
+    return relevance if scorer is None else averaged_relevance(relevance, scorer)
