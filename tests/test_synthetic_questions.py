@@ -17,6 +17,9 @@ import pytest
 
 from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.synthetic_questions import (
+    EVERYDAY_EXAMPLES,
+    EVERYDAY_SYSTEM,
+    QuestionWriter,
     SynthesisError,
     SynthesisSettings,
     copies_passage,
@@ -181,11 +184,45 @@ def test_the_prompt_shows_a_worked_example_then_the_passage() -> None:
     assert messages[2]["content"].endswith("?")
 
 
+def test_everyday_examples_show_three_questions_in_a_readers_words() -> None:
+    messages = question_messages("Rent is due on the first.", "lease.pdf", everyday=True)
+    assert [m["role"] for m in messages] == ["system", *["user", "assistant"] * 3, "user"]
+    assert messages[0]["content"] == EVERYDAY_SYSTEM
+    assert [m["content"] for m in messages[2:7:2]] == [q for *_, q in EVERYDAY_EXAMPLES]
+    assert messages[-1]["content"].startswith("PASSAGE (from lease):\nRent is due on the first.")
+    # The default shows one example under another system text.
+    assert question_messages("Rent is due on the first.", "lease.pdf")[0]["content"] != (
+        EVERYDAY_SYSTEM
+    )
+
+
+def test_the_everyday_option_reaches_the_writer_and_the_dataset_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = "citeguard.evaluation.synthetic_questions"
+    asked_for: list[bool] = []
+
+    def writer(everyday: bool) -> QuestionWriter:
+        asked_for.append(everyday)
+        return topic_writer
+
+    monkeypatch.setattr(f"{module}.LocalQuestionWriter", writer)
+    monkeypatch.setattr(f"{module}.embedder_similarity", lambda: overlap_similarity)
+    docs = make_docs(tmp_path / "in", n=1)
+    for flag, out in (([], tmp_path / "plain"), (["--everyday-examples"], tmp_path / "everyday")):
+        args = ["synthesize", str(docs), "--out", str(out), "--passage-words", "60",
+                "--min-passage-words", "20", "--questions-per-document", "2", *flag]  # fmt: skip
+        assert cli.main(args) == 0
+        record = json.loads((out / "synthesis.json").read_text())
+        assert record["settings"]["everyday_examples"] is bool(flag)
+    assert asked_for == [False, True]
+
+
 def test_the_command_writes_the_dataset_and_names_skipped_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     module = "citeguard.evaluation.synthetic_questions"
-    monkeypatch.setattr(f"{module}.LocalQuestionWriter", lambda: topic_writer)
+    monkeypatch.setattr(f"{module}.LocalQuestionWriter", lambda everyday: topic_writer)
     monkeypatch.setattr(f"{module}.embedder_similarity", lambda: overlap_similarity)
     docs = make_docs(tmp_path / "in", n=2)
     (docs / "broken.pdf").write_bytes(b"not a pdf")

@@ -40,6 +40,13 @@ def add_synthesize_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--out", required=True, metavar="DATASET", help="a new (or empty) folder to write"
     )
+    p.add_argument(
+        "--everyday-examples",
+        action="store_true",
+        help="show the model three worked examples of questions in a reader's own words "
+        '("What do I pay if I quit my plan early?") instead of one; shown one, it mostly '
+        "asks in the document's own terms",
+    )
     defaults = SynthesisSettings()
     for field, kind, text in OPTIONS:
         p.add_argument(
@@ -68,9 +75,11 @@ def run_synthesize(args: argparse.Namespace) -> int:
     if bad:
         print(f"error: {', '.join(bad)} must be at least 1", file=sys.stderr)
         return 2
-    settings = dataclasses.replace(SynthesisSettings(), **chosen)
+    settings = dataclasses.replace(
+        SynthesisSettings(), everyday_examples=args.everyday_examples, **chosen
+    )
     try:
-        writer = LocalQuestionWriter()
+        writer = LocalQuestionWriter(everyday=settings.everyday_examples)
         similarity = embedder_similarity()
     except ModelUnavailableError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -67,6 +67,10 @@ class SynthesisSettings:
     max_copied_words: int = 8
     """A question that repeats this many consecutive words of its passage is dropped."""
     seed: int = 13
+    everyday_examples: bool = False
+    """Show the writer three worked examples of a reader's own words
+    (:data:`EVERYDAY_EXAMPLES`) instead of one: shown one, the 1.5B model mostly asks in the
+    document's register ("What is the purpose of ...?")."""
 
 
 class QuestionWriter(Protocol):
@@ -126,6 +130,34 @@ EXAMPLE_QUESTION = "How many unused vacation days can I keep for next year?"
 an instruction (asked without it, most of its questions were about "the passage")."""
 
 
+EVERYDAY_SYSTEM = (
+    "You write the short questions ordinary people type when they want to know something a "
+    "document decides for them. Use their words: I, my, me, can I, do they, what happens "
+    "if. Never use the document's terms or headings."
+)
+EVERYDAY_EXAMPLES: tuple[tuple[str, str, str], ...] = (
+    (
+        "employee-handbook.pdf",
+        EXAMPLE_PASSAGE,
+        "Can I save my leftover vacation days for next year?",
+    ),
+    (
+        "phone-plan-terms.pdf",
+        "If you cancel your service before the end of the minimum term, an early termination "
+        "fee of $150 applies, reduced by $10 for each full month of service you have completed.",
+        "What do I pay if I quit my plan early?",
+    ),
+    (
+        "gym-membership.pdf",
+        "Members may bring one guest per visit. Guests must be 18 or older, sign a waiver at the "
+        "front desk and pay the day-pass rate of $15.",
+        "Can my friend come to the gym with me?",
+    ),
+)
+"""(document, passage, question) worked examples in a reader's words, none of them about a
+kind of document the evaluation sets hold."""
+
+
 def _ask(passage: str, document_name: str) -> str:
     return (
         f"PASSAGE (from {Path(document_name).stem}):\n{passage}\n\n"
@@ -135,8 +167,18 @@ def _ask(passage: str, document_name: str) -> str:
     )
 
 
-def question_messages(passage: str, document_name: str) -> list[dict[str, str]]:
-    """The chat messages that ask the local model for one question about ``passage``."""
+def question_messages(
+    passage: str, document_name: str, everyday: bool = False
+) -> list[dict[str, str]]:
+    """The chat messages that ask the local model for one question about ``passage``; with
+    ``everyday``, :data:`EVERYDAY_EXAMPLES` under :data:`EVERYDAY_SYSTEM`."""
+    if everyday:
+        messages = [{"role": "system", "content": EVERYDAY_SYSTEM}]
+        for example_document, example_passage, example_question in EVERYDAY_EXAMPLES:
+            messages.append({"role": "user", "content": _ask(example_passage, example_document)})
+            messages.append({"role": "assistant", "content": example_question})
+        messages.append({"role": "user", "content": _ask(passage, document_name)})
+        return messages
     return [
         {
             "role": "system",
@@ -153,10 +195,11 @@ def question_messages(passage: str, document_name: str) -> list[dict[str, str]]:
 class LocalQuestionWriter:
     """The bundled local model as a :class:`QuestionWriter`, greedy under a one-line grammar."""
 
-    def __init__(self, model_path: str | Path | None = None) -> None:
+    def __init__(self, model_path: str | Path | None = None, everyday: bool = False) -> None:
         from citeguard.llm.local_llama import load_local_llama
         from citeguard.llm.model_work import WorkCounter
 
+        self.everyday = everyday
         self.model = load_local_llama(model_path)
         self.work = WorkCounter()
 
@@ -165,7 +208,9 @@ class LocalQuestionWriter:
         from citeguard.llm.local_llama import without_control_tokens
 
         request = DecodingRequest(
-            messages=without_control_tokens(question_messages(passage, document_name)),
+            messages=without_control_tokens(
+                question_messages(passage, document_name, self.everyday)
+            ),
             grammar_text=QUESTION_GRAMMAR,
             max_tokens=QUESTION_MAX_TOKENS,
             stop=None,
