@@ -1,14 +1,14 @@
 """Which signal tells an answerable question from an unanswerable one, before any model call?
 
     python bench/answerability_signals.py DATASET --index DIR [--validation-split]
-        [--embedder PATH] [--out FILE]
+        [--model DIR] [--embedder PATH] [--out FILE]
 
 For every question (with ``--validation-split``: the seeded sample of the training split's
 held-out documents that ``citeguard calibrate`` uses; else all of DATASET), hybrid search in
 its own document with the graph's defaults, the first ``context_k`` hits as sources, each
 cut into the 80-word passages the trained models read. Per question, the best passage by:
 
-- ``scorer``: the shipped evidence scorer (a cross-encoder trained on cuad-train);
+- ``scorer``: the evidence scorer (``--model``, else the shipped one);
 - ``cosine``: the cosine of question and passage by a sentence embedder (the index's
   model, or ``--embedder``, a sentence-transformers folder);
 - ``retrieval``: the first hit's fused retrieval score (no passage).
@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 from bench_output import write_result
+from bench_questions import add_question_arguments, bench_questions, chosen_scorer
 
 OUT = Path("bench/results/answerability_signals.json")
 TOP = (5, 10, 20, 40)
@@ -37,39 +38,21 @@ TOP = (5, 10, 20, 40)
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("--index", type=Path, required=True, help="index of the dataset's docs")
-    parser.add_argument(
-        "--validation-split",
-        action="store_true",
-        help="only the training split's held-out questions (the sample calibrate uses)",
-    )
+    add_question_arguments(parser)
     parser.add_argument("--embedder", help="a sentence-transformers folder for the cosine")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
 
-    from citeguard.evaluation.calibrate_scorer import (
-        validation_questions,
-    )
-    from citeguard.evaluation.dataset import load_questions
     from citeguard.evaluation.pair_metrics import auroc
-    from citeguard.evaluation.question_thresholds import (
-        CalibrationSettings,
-        passage_holds_gold,
-    )
-    from citeguard.evaluation.train_pairs import PairSettings
+    from citeguard.evaluation.question_thresholds import passage_holds_gold
     from citeguard.graph.context import Context
     from citeguard.graph.resources import Resources
     from citeguard.index.opening import choose_sources
     from citeguard.index.search import load_index
     from citeguard.learned.evidence import PASSAGE_WORDS, best_passages
-    from citeguard.learned.shipped import shipped_model
     from citeguard.text.passages import passages
 
-    scorer = shipped_model("scorer")
-    if scorer is None:
-        print("no trained scorer could be loaded", file=sys.stderr)
-        return 1
+    scorer = chosen_scorer(args)
     if args.embedder:
         from sentence_transformers import SentenceTransformer
 
@@ -79,11 +62,7 @@ def main(argv: list[str]) -> int:
             return np.asarray(model.encode(texts, normalize_embeddings=True, batch_size=32))
     else:
         embed = Resources().embed(Context(index_dir=str(args.index)))  # type: ignore[assignment]
-    questions = (
-        validation_questions(args.dataset, PairSettings(), CalibrationSettings())
-        if args.validation_split
-        else load_questions(args.dataset / "questions.jsonl", unique_ids=False)
-    )
+    questions = bench_questions(args)
     searcher = load_index(args.index)
     indexed = set(searcher.documents)
     ctx = Context()

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 from bench_output import write_result
+from bench_questions import add_question_arguments, bench_questions, chosen_scorer
 
 OUT = Path("bench/results/document_relative_scores.json")
 MIXING_WEIGHTS = (0.2, 0.5, 1.0)
@@ -41,34 +42,17 @@ MIXING_WEIGHTS = (0.2, 0.5, 1.0)
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("--index", type=Path, required=True, help="index of the dataset's docs")
-    parser.add_argument(
-        "--validation-split",
-        action="store_true",
-        help="only the training split's held-out questions (the sample calibrate uses)",
-    )
-    parser.add_argument(
-        "--model", type=Path, help="a trained bi-encoder scorer's folder (default: shipped)"
-    )
+    add_question_arguments(parser)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
 
-    from citeguard.evaluation.calibrate_scorer import question_sources, validation_questions
-    from citeguard.evaluation.dataset import load_questions
+    from citeguard.evaluation.calibrate_scorer import question_sources
     from citeguard.evaluation.pair_metrics import auroc
-    from citeguard.evaluation.question_thresholds import CalibrationSettings
-    from citeguard.evaluation.train_pairs import PairSettings
     from citeguard.index.search import load_index
     from citeguard.learned.evidence import PASSAGE_WORDS
-    from citeguard.learned.shipped import load_pair_model, shipped_model
     from citeguard.text.passages import passages
 
-    scorer = load_pair_model(args.model) if args.model else shipped_model("scorer")
-    if scorer is None:
-        print("no trained scorer could be loaded", file=sys.stderr)
-        return 1
-    model = scorer
+    model = chosen_scorer(args)
 
     def logits(question: str, texts: list[str]) -> np.ndarray:
         probabilities = np.clip(model.scores([(question, t) for t in texts]), 1e-12, 1 - 1e-12)
@@ -76,11 +60,7 @@ def main(argv: list[str]) -> int:
 
     searcher = load_index(args.index)
     indexed = set(searcher.documents)
-    questions = (
-        validation_questions(args.dataset, PairSettings(), CalibrationSettings())
-        if args.validation_split
-        else load_questions(args.dataset / "questions.jsonl", unique_ids=False)
-    )
+    questions = bench_questions(args)
     document_passages: dict[tuple[str, ...], list[str]] = {}
     rows: list[dict[str, Any]] = []
     for q in questions:

@@ -33,20 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
+from bench_questions import add_question_arguments, bench_questions, chosen_scorer
 
 from citeguard.documents import SearchHit
-from citeguard.evaluation.calibrate_scorer import (
-    question_sources,
-    validation_questions,
-)
-from citeguard.evaluation.dataset import Question, load_questions
+from citeguard.evaluation.calibrate_scorer import question_sources
+from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.pair_metrics import auroc
-from citeguard.evaluation.question_thresholds import CalibrationSettings
-from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.index.search import load_index
 from citeguard.learned.evidence import best_passages
-from citeguard.learned.shipped import load_pair_model, shipped_model
 
 OUT = Path("bench/results/scorer_quality.json")
 
@@ -58,29 +53,13 @@ def span_hit(question: Question, sources: list[SearchHit]) -> bool:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("--index", type=Path, required=True, help="index of the dataset's docs")
-    parser.add_argument(
-        "--model", type=Path, help="a trained scorer's folder (default: the shipped one)"
-    )
-    parser.add_argument(
-        "--validation-split",
-        action="store_true",
-        help="only the training split's held-out questions (the sample calibrate uses)",
-    )
+    add_question_arguments(parser)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    scorer = load_pair_model(args.model) if args.model else shipped_model("scorer")
-    if scorer is None:
-        print("no trained scorer could be loaded", file=sys.stderr)
-        return 1
+    scorer = chosen_scorer(args)
     searcher = load_index(args.index)
     indexed = set(searcher.documents)
-    questions = (
-        validation_questions(args.dataset, PairSettings(), CalibrationSettings())
-        if args.validation_split
-        else load_questions(args.dataset / "questions.jsonl", unique_ids=False)
-    )
+    questions = bench_questions(args)
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     for q in questions:

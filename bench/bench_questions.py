@@ -1,0 +1,54 @@
+"""What a scorer bench reads: a dataset's questions, or the held-out sample ``citeguard
+calibrate`` fits on, the index of the dataset's documents, and the scorer to measure."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from citeguard.evaluation.dataset import Question
+    from citeguard.learned.shipped import PairModel
+
+
+def add_question_arguments(parser: argparse.ArgumentParser) -> None:
+    """``DATASET``, ``--index DIR``, ``--validation-split`` and ``--model DIR``."""
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--index", type=Path, required=True, help="index of the dataset's docs")
+    parser.add_argument(
+        "--validation-split",
+        action="store_true",
+        help="only the training split's held-out questions (the sample calibrate uses)",
+    )
+    parser.add_argument(
+        "--model", type=Path, help="a trained scorer's folder (default: the shipped one)"
+    )
+
+
+def bench_questions(args: argparse.Namespace) -> list[Question]:
+    """With ``--validation-split`` the seeded sample of the training split's held-out
+    documents that ``citeguard calibrate`` uses; else every question of the dataset."""
+    from citeguard.evaluation.calibrate_scorer import validation_questions
+    from citeguard.evaluation.dataset import load_questions
+    from citeguard.evaluation.question_thresholds import CalibrationSettings
+    from citeguard.evaluation.train_pairs import PairSettings
+
+    if args.validation_split:
+        return validation_questions(args.dataset, PairSettings(), CalibrationSettings())
+    return load_questions(args.dataset / "questions.jsonl", unique_ids=False)
+
+
+def chosen_scorer(args: argparse.Namespace) -> PairModel:
+    """The ``--model`` folder's scorer, else the shipped one; when it cannot load, the
+    bench stops with status 1 and says why."""
+    from citeguard.errors import ModelUnavailableError
+    from citeguard.learned.shipped import load_pair_model, shipped_model
+
+    try:
+        scorer = load_pair_model(args.model) if args.model else shipped_model("scorer")
+    except ModelUnavailableError as exc:
+        raise SystemExit(f"error: {exc}") from exc
+    if scorer is None:
+        raise SystemExit("no trained scorer could be loaded")
+    return scorer
