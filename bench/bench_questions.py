@@ -39,16 +39,21 @@ def bench_questions(args: argparse.Namespace) -> list[Question]:
     return load_questions(args.dataset / "questions.jsonl", unique_ids=False)
 
 
-def chosen_scorer(args: argparse.Namespace) -> PairModel:
-    """The ``--model`` folder's scorer, else the shipped one; when it cannot load, the
+def load_scorer(folder: Path | None) -> PairModel:
+    """The scorer saved in ``folder``, or the shipped one for None; when it cannot load, the
     bench stops with status 1 and says why."""
     from citeguard.errors import ModelUnavailableError
     from citeguard.learned.shipped import load_pair_model, shipped_model
 
     try:
-        scorer = load_pair_model(args.model) if args.model else shipped_model("scorer")
+        scorer = load_pair_model(folder) if folder else shipped_model("scorer")
     except ModelUnavailableError as exc:
         raise SystemExit(f"error: {exc}") from exc
     if scorer is None:
         raise SystemExit("no trained scorer could be loaded")
     return scorer
+
+
+def chosen_scorer(args: argparse.Namespace) -> PairModel:
+    """The ``--model`` folder's scorer, else the shipped one (:func:`load_scorer`)."""
+    return load_scorer(args.model)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
+from bench_questions import load_scorer
 
 OUT = Path("bench/results/everyday_questions.json")
 LEASE_QUESTIONS = (
@@ -53,17 +54,13 @@ def main(argv: list[str]) -> int:
     from citeguard.evaluation.calibrate_scorer import question_sources
     from citeguard.index.search import load_index
     from citeguard.learned.evidence import best_passages
-    from citeguard.learned.shipped import load_pair_model, shipped_model
 
     questions = list(args.question or LEASE_QUESTIONS)
     searcher = load_index(args.index)
     sources = {q: [h.chunk.text for h in question_sources(searcher, q, None)] for q in questions}
     models: list[dict[str, Any]] = []
     for name in args.model:
-        scorer = shipped_model("scorer") if name == "shipped" else load_pair_model(Path(name))
-        if scorer is None:
-            print("no trained scorer could be loaded", file=sys.stderr)
-            return 1
+        scorer = load_scorer(None if name == "shipped" else Path(name))
         rows = []
         for q in questions:
             best = max((b.score for b in best_passages(scorer, q, sources[q])), default=0.0)

@@ -33,7 +33,7 @@ from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.metrics import gold_scores
 from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context
-from citeguard.learned.evidence import best_passage_score
+from citeguard.learned.evidence import averaged_relevance, best_passage_score
 from citeguard.learned.shipped import load_pair_model, shipped_folder
 from citeguard.text.citations import strip_citations
 
@@ -96,10 +96,15 @@ def main(argv: list[str]) -> int:
             continue  # the last draft was the model's, or failed another check
         replayed += 1
         best = max(float(e.get("answer_score") or 0.0) for e in record["evidence"])
-        quote_score = best_passage_score(partner, question.question, strip_citations(answer))
-        accepted = (float(relevance) + quote_score) / 2 >= run_threshold and (
-            best >= args.passage_answer_threshold
-            or (float(relevance) + quote_score) / 2 >= args.weak_relevance
+        quote = strip_citations(answer)
+        recorded = float(relevance)
+
+        def run_judge(_question: str, _text: str, score: float = recorded) -> float:
+            return score  # the run's local-model verdict on this quote
+
+        mean = averaged_relevance(run_judge, partner)(question.question, quote)
+        accepted = mean >= run_threshold and (
+            best >= args.passage_answer_threshold or mean >= args.weak_relevance
         )
         if accepted == delivered:
             continue
@@ -116,9 +121,9 @@ def main(argv: list[str]) -> int:
                 "replayed": "answered" if accepted else "refused",
                 "correct_after": after[-1]["correct"],
                 "local_model_relevance": relevance,
-                "scorer_relevance": quote_score,
+                "scorer_relevance": best_passage_score(partner, question.question, quote),
                 "best_passage": best,
-                "quote": strip_citations(answer),
+                "quote": quote,
             }
         )
     result = {

@@ -130,6 +130,15 @@ EXAMPLE_QUESTION = "How many unused vacation days can I keep for next year?"
 an instruction (asked without it, most of its questions were about "the passage")."""
 
 
+PLAIN_SYSTEM = (
+    "You write the questions people ask about documents they have to rely on. Write in plain "
+    "everyday words, as a reader would ask, not in the document's own phrasing."
+)
+PLAIN_EXAMPLES: tuple[tuple[str, str, str], ...] = (
+    ("employee-handbook.pdf", EXAMPLE_PASSAGE, EXAMPLE_QUESTION),
+)
+"""The default prompt: one worked example under :data:`PLAIN_SYSTEM`."""
+
 EVERYDAY_SYSTEM = (
     "You write the short questions ordinary people type when they want to know something a "
     "document decides for them. Use their words: I, my, me, can I, do they, what happens "
@@ -170,26 +179,18 @@ def _ask(passage: str, document_name: str) -> str:
 def question_messages(
     passage: str, document_name: str, everyday: bool = False
 ) -> list[dict[str, str]]:
-    """The chat messages that ask the local model for one question about ``passage``; with
-    ``everyday``, :data:`EVERYDAY_EXAMPLES` under :data:`EVERYDAY_SYSTEM`."""
-    if everyday:
-        messages = [{"role": "system", "content": EVERYDAY_SYSTEM}]
-        for example_document, example_passage, example_question in EVERYDAY_EXAMPLES:
-            messages.append({"role": "user", "content": _ask(example_passage, example_document)})
-            messages.append({"role": "assistant", "content": example_question})
-        messages.append({"role": "user", "content": _ask(passage, document_name)})
-        return messages
-    return [
-        {
-            "role": "system",
-            "content": "You write the questions people ask about documents they have to "
-            "rely on. Write in plain everyday words, as a reader would ask, not in the "
-            "document's own phrasing.",
-        },
-        {"role": "user", "content": _ask(EXAMPLE_PASSAGE, "employee-handbook.pdf")},
-        {"role": "assistant", "content": EXAMPLE_QUESTION},
-        {"role": "user", "content": _ask(passage, document_name)},
-    ]
+    """The chat messages that ask the local model for one question about ``passage``: the
+    worked examples as earlier turns (:data:`PLAIN_EXAMPLES`, or with ``everyday``
+    :data:`EVERYDAY_EXAMPLES`) under their system text."""
+    system, examples = (
+        (EVERYDAY_SYSTEM, EVERYDAY_EXAMPLES) if everyday else (PLAIN_SYSTEM, PLAIN_EXAMPLES)
+    )
+    messages = [{"role": "system", "content": system}]
+    for example_document, example_passage, example_question in examples:
+        messages.append({"role": "user", "content": _ask(example_passage, example_document)})
+        messages.append({"role": "assistant", "content": example_question})
+    messages.append({"role": "user", "content": _ask(passage, document_name)})
+    return messages
 
 
 class LocalQuestionWriter:
