@@ -367,3 +367,29 @@ def test_another_gguf_file_is_another_setting(
     assert "gguf" not in run_settings(EvalConfig(), index)
     monkeypatch.setenv("CITEGUARD_GGUF", str(tmp_path / "other.gguf"))
     assert run_settings(EvalConfig(), index)["gguf"] == str(tmp_path / "other.gguf")
+
+
+def test_other_trained_models_are_another_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = {"embedding_model": "m", "chunk_settings": {}, "documents": []}
+    monkeypatch.delenv("CITEGUARD_LEARNED_WEIGHTS", raising=False)
+    shipped = run_settings(EvalConfig(), index)["trained_models"]
+    assert shipped["scorer"] != "absent" and shipped["verifier"] != "absent"
+
+    own = tmp_path / "weights"
+    (own / "scorer").mkdir(parents=True)
+    described = {"architecture": "bi-encoder", "weights_sha256": "ab" * 32, "threshold": 0.3}
+    (own / "scorer" / "model.json").write_text(json.dumps(described))
+    monkeypatch.setenv("CITEGUARD_LEARNED_WEIGHTS", str(own))
+    mine = run_settings(EvalConfig(), index)["trained_models"]
+    assert mine["scorer"].startswith("abababababab/")
+    assert mine["verifier"] == shipped["verifier"]  # not in the folder: the package's own
+
+    described["threshold"] = 0.4  # recalibrated: same weights, other thresholds
+    (own / "scorer" / "model.json").write_text(json.dumps(described))
+    recalibrated = run_settings(EvalConfig(), index)["trained_models"]
+    assert recalibrated["scorer"] != mine["scorer"]
+
+    (own / "scorer" / "model.json").write_text("{not json")
+    assert run_settings(EvalConfig(), index)["trained_models"]["scorer"] == "absent"

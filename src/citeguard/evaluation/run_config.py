@@ -19,6 +19,7 @@ from citeguard.errors import CiteGuardError
 from citeguard.evaluation.citation_judge import JUDGE_THRESHOLD
 from citeguard.graph.context import Context
 from citeguard.ingest.chunking import ChunkSettings
+from citeguard.learned.shipped import trained_model_identity
 
 
 class EvaluationError(CiteGuardError):
@@ -81,6 +82,12 @@ def run_settings(
         settings["gguf"] = str(Path(gguf).resolve())
     if runtime is not None:
         settings["local_model"] = runtime
+    # The trained scorer and verifier decide refusals and passage answers: results made
+    # with other weights or thresholds (CITEGUARD_LEARNED_WEIGHTS, a recalibration) are
+    # other results.
+    settings["trained_models"] = {
+        kind: trained_model_identity(kind) for kind in ("scorer", "verifier")
+    }
     return settings
 
 

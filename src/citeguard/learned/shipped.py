@@ -10,6 +10,7 @@ trained model: lexical sufficiency floors, the model's own refusal, the local LL
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import logging
 from pathlib import Path
@@ -40,6 +41,21 @@ def shipped_folder(kind: LearnedKind) -> Path:
     if chosen is not None and (chosen / kind).is_dir():
         return chosen / kind
     return SHIPPED_WEIGHTS / kind
+
+
+def trained_model_identity(kind: LearnedKind) -> str:
+    """What marks the trained ``kind`` a run would load: its weights' sha256 (12 digits)
+    and a hash of its whole ``model.json`` (thresholds included, which ``citeguard
+    calibrate`` rewrites without touching the weights); "absent" when no readable
+    ``model.json`` is there. Evaluation records it, so results made with other trained
+    models (``CITEGUARD_LEARNED_WEIGHTS``) are never resumed or reused as these."""
+    described = shipped_folder(kind) / DESCRIPTION_FILE
+    try:
+        text = described.read_text()
+        weights = str(json.loads(text).get("weights_sha256", ""))[:12]
+    except (OSError, ValueError, AttributeError):
+        return "absent"
+    return f"{weights or 'unknown'}/{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
 
 
 PairModel = CrossEncoder | BiEncoderScorer
