@@ -10,7 +10,6 @@ trained model: lexical sufficiency floors, the model's own refusal, the local LL
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import logging
 from pathlib import Path
@@ -21,7 +20,7 @@ from citeguard.errors import ModelUnavailableError
 from citeguard.learned.bi_encoder import ARCHITECTURE as BI_ENCODER
 from citeguard.learned.bi_encoder import BiEncoderScorer
 from citeguard.learned.cross_encoder import CrossEncoder
-from citeguard.learned.saved_model import DESCRIPTION_FILE
+from citeguard.learned.saved_model import DESCRIPTION_FILE, file_sha256
 
 logger = logging.getLogger(__name__)
 
@@ -51,11 +50,11 @@ def trained_model_identity(kind: LearnedKind) -> str:
     models (``CITEGUARD_LEARNED_WEIGHTS``) are never resumed or reused as these."""
     described = shipped_folder(kind) / DESCRIPTION_FILE
     try:
-        text = described.read_text()
-        weights = str(json.loads(text).get("weights_sha256", ""))[:12]
+        weights = str(json.loads(described.read_text()).get("weights_sha256", ""))[:12]
+        description = file_sha256(described)[:12]
     except (OSError, ValueError, AttributeError):
         return "absent"
-    return f"{weights or 'unknown'}/{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
+    return f"{weights or 'unknown'}/{description}"
 
 
 PairModel = CrossEncoder | BiEncoderScorer
