@@ -182,8 +182,10 @@ def test_a_weaker_passage_answers_only_when_the_check_is_sure_of_its_quote() -> 
             weak_passage_relevance_threshold=weak,
         )
         resources._relevance = lambda question, evidence: relevance
+        # The local model's check alone, which these thresholds are about.
+        settings = {"passage_relevance_with_scorer": False, **context}
         return compile_graph(resources).invoke(
-            {"question": RENT_Q}, context=Context(scorer_answer=True, **context)
+            {"question": RENT_Q}, context=Context(scorer_answer=True, **settings)
         )
 
     def outcome(result: dict) -> tuple[str, str | None]:
@@ -216,8 +218,10 @@ def test_a_passage_answer_that_fails_validation_is_refused_without_its_text() ->
     resources = fake_resources([REFUSAL])
     resources._evidence_scorer = KeywordScorer("rent")
     resources._relevance = lambda question, evidence: 0.1  # no source answers the question
+    # The local model's check alone: averaged with the keyword scorer's 0.95 it would pass.
     result = compile_graph(resources).invoke(
-        {"question": RENT_Q}, context=Context(scorer_answer=True)
+        {"question": RENT_Q},
+        context=Context(scorer_answer=True, passage_relevance_with_scorer=False),
     )
     assert result["status"] == "refused"
     assert result["refusal_reason"] == "validation_failed"

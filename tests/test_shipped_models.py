@@ -85,6 +85,7 @@ def test_the_shipped_scorer_is_the_bi_encoder_calibrated_on_whole_questions() ->
     # Fitted the way the graph asks by default: its rerank and the pool it reorders.
     graph = Context()
     assert settings["scorer_rerank"] == graph.scorer_rerank
+    assert settings["passage_relevance_with_scorer"] == graph.passage_relevance_with_scorer
     if graph.scorer_rerank:
         assert settings["scorer_rerank_pool"] == graph.scorer_rerank_pool
     # A passage on another topic falls under the refusal floor.

@@ -46,6 +46,7 @@ _NO_LEARNED: dict[str, object] = {
     "scorer_rerank": False,
     "scorer_sufficiency": False,
     "scorer_answer": False,
+    "passage_relevance_with_scorer": False,
     "support_judge": "llm",
 }
 
@@ -80,15 +81,16 @@ ABLATIONS: dict[str, list[Variant]] = {
     "judge_evidence": [
         Variant(f"judge-evidence-{n or 'all'}", {"judge_evidence_words": n}) for n in (0, 100)
     ],
-    # The trained models one at a time, then together; every variant names all four
-    # settings, so the table does not depend on the defaults.
+    # The trained models one at a time, then together; every variant names all five
+    # settings, so the table does not depend on the defaults. The passage answer's
+    # relevance check is the scorer's mean with the local model's, as by default.
     "learned": [
         Variant(f"learned-{name}", {**_NO_LEARNED, **on})
         for name, on in (
             ("none", {}),
             ("rerank", {"scorer_rerank": True}),
             ("sufficiency", {"scorer_sufficiency": True}),
-            ("passage-answer", {"scorer_answer": True}),
+            ("passage-answer", {"scorer_answer": True, "passage_relevance_with_scorer": True}),
             ("verifier", {"support_judge": "verifier"}),
             (
                 "all",
@@ -96,6 +98,7 @@ ABLATIONS: dict[str, list[Variant]] = {
                     "scorer_rerank": True,
                     "scorer_sufficiency": True,
                     "scorer_answer": True,
+                    "passage_relevance_with_scorer": True,
                     "support_judge": "verifier",
                 },
             ),
