@@ -42,13 +42,7 @@ def delivered(
 ) -> dict[str, Any]:
     """The passage answers drafted at ``passage_threshold`` that the relevance check keeps,
     plus those of weaker passages from ``floor`` whose quote reaches ``weak_relevance``."""
-    kept = delivered_quotes(judged, passage_threshold, judge_threshold)
-    if weak_relevance is not None:
-        kept += [
-            quote
-            for quote in judged
-            if floor <= quote.best_score < passage_threshold and quote.relevance >= weak_relevance
-        ]
+    kept = delivered_quotes(judged, passage_threshold, judge_threshold, weak_relevance, floor)
     false = sum(not quote.answerable for quote in kept)
     return {
         "answers": len(kept),

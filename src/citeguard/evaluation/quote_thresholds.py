@@ -38,10 +38,19 @@ class JudgedQuote:
 
 
 def delivered_quotes(
-    judged: Sequence[JudgedQuote], at: float, judge_threshold: float
+    judged: Sequence[JudgedQuote],
+    at: float,
+    judge_threshold: float,
+    weak_relevance: float | None = None,
+    floor: float = float("-inf"),
 ) -> list[JudgedQuote]:
-    """The passage answers drafted from ``at`` that the relevance check lets through."""
-    return [q for q in judged if q.best_score >= at and q.relevance >= judge_threshold]
+    """The passage answers drafted from ``at`` that the relevance check lets through; with
+    ``weak_relevance``, also those of weaker passages (from ``floor``, under ``at``) whose
+    quote the check gives at least that."""
+    kept = [q for q in judged if q.best_score >= at and q.relevance >= judge_threshold]
+    if weak_relevance is not None:
+        kept += [q for q in judged if floor <= q.best_score < at and q.relevance >= weak_relevance]
+    return kept
 
 
 def within_bounds(
@@ -161,9 +170,7 @@ def passage_answer_summary(
     weak = fit_weak_passage_relevance(judged, unanswerable, fitted, settings, judge_threshold)
 
     def delivered(at: float, weak_relevance: float | None = None) -> dict[str, Any]:
-        kept = delivered_quotes(judged, at, judge_threshold)
-        if weak_relevance is not None:
-            kept += [q for q in judged if q.best_score < at and q.relevance >= weak_relevance]
+        kept = delivered_quotes(judged, at, judge_threshold, weak_relevance)
         return {
             "answers": len(kept),
             "right": sum(q.best_passage_answers for q in kept),
