@@ -103,8 +103,8 @@ def main(argv: list[str]) -> int:
         drafted = passage_answer_of_sources(scorer, question.question, sources, min_score)
         if drafted is None:
             continue
-        cited, answer = drafted
-        quote = strip_citations(answer)
+        cited, drafted_quote = drafted
+        quote = strip_citations(drafted_quote.text)
         rows.append(
             {
                 "id": row["id"],
@@ -113,7 +113,9 @@ def main(argv: list[str]) -> int:
                 "best_score": row["best_score"],
                 "quote": quote,
                 "source": judge.answers_question_probability(question.question, sources[cited - 1]),
-                "quote_only": judge.answers_question_probability(question.question, quote),
+                "quote_only": judge.answers_question_probability(
+                    question.question, drafted_quote.for_relevance(quote)
+                ),
             }
         )
         print(f"{n}/{len(candidates)}", file=sys.stderr, flush=True)

@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
         drafted = passage_answer_of_sources(scorer, question.question, sources, floor)
         if drafted is None or relevance is None:
             continue
-        answer = drafted[1]
+        answer = drafted[1].text
         delivered = record["status"] == "answered" and record.get("answer") == answer
         judged = record["status"] != "answered" and RELEVANCE_TRIGGER in (
             verdict.get("triggers") or []
@@ -102,7 +102,9 @@ def main(argv: list[str]) -> int:
         def run_judge(_question: str, _text: str, score: float = recorded) -> float:
             return score  # the run's local-model verdict on this quote
 
-        mean = averaged_relevance(run_judge, partner)(question.question, quote)
+        mean = averaged_relevance(run_judge, partner)(
+            question.question, drafted[1].for_relevance(quote)
+        )
         accepted = mean >= run_threshold and (
             best >= args.passage_answer_threshold or mean >= args.weak_relevance
         )

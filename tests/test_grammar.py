@@ -15,6 +15,7 @@ from citeguard.generate.grammar import (
     REFUSAL_SENTENCE,
     citation_answer_grammar,
     selection_grammar,
+    without_closing_periods,
     yes_no_grammar,
 )
 
@@ -114,6 +115,27 @@ def test_no_period_inside_words_and_at_most_three_markers(g2: str) -> None:
     assert not admits(g2, "Section 4.2 of the U.S lease applies [2].")
     assert admits(g2, "The fee is $75 [1][2][1].")
     assert not admits(g2, "The fee is $75 [1][2][1][2].")
+
+
+def test_lower_case_abbreviations_keep_their_periods(g2: str) -> None:
+    assert admits(g2, "The pool is open from 8:00 a.m. to 9:00 p.m. daily [1].")
+    assert admits(g2, "Quiet hours end at 9:00 a.m. [1]. Pets (e.g., dogs) are allowed [2].")
+    assert not admits(g2, "The pool closes at 9:00 p.m [1].")  # half an abbreviation
+    assert not admits(g2, "See Exhibit A.B. for the fees [1].")
+    assert not admits(g2, "The code is a.b.c.d. here [1].")
+
+
+def test_a_sentence_may_close_with_its_own_period_which_is_taken_out(g2: str) -> None:
+    # Copying "September 30." the model wrote "September 30.0 [1]." when "." was only
+    # admitted inside a number.
+    assert admits(g2, "The pool is open through September 30. [1].")
+    assert not admits(g2, "The pool is open. Through September 30 [1].")
+    assert without_closing_periods("Open through September 30. [1]. Closed in winter. [1][2].") == (
+        "Open through September 30 [1]. Closed in winter [1][2]."
+    )
+    assert without_closing_periods("Quiet hours start at 11:00 p.m. [1].") == (
+        "Quiet hours start at 11:00 p.m. [1]."
+    )
 
 
 def test_numbers_carry_at_most_three_dot_groups(g2: str) -> None:

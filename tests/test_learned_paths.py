@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from citeguard.generate.passage_answer import passage_answer
+from citeguard.generate.passage_answer import passage_answer, quote_passage
 from citeguard.generate.prompts import REFUSAL
 from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources
 from citeguard.learned import shipped
-from graph_fakes import LEASE_CHUNKS, fake_resources
+from graph_fakes import LEASE_CHUNKS, fake_resources, make_chunk
 
 RENT_Q = "When is the monthly rent due?"
 GOOD = "Monthly rent of $1,250 is due on the first day of each month [1]."
@@ -286,6 +286,35 @@ def test_the_passage_answers_relevance_is_averaged_with_the_scorer_when_set() ->
     assert "first day of each month [1]." in written["answer"]
 
 
+def test_the_passage_answers_relevance_reads_the_quote_under_its_heading_line() -> None:
+    """The heading line is not delivered, but the relevance check reads the quote under it:
+    "Our servers are located in the European Union" answers "Where is my data stored?"
+    because it stands under "9. Where your data is stored"."""
+    policy = make_chunk(
+        "policy.pdf",
+        "8. Your rights\n\nYou may ask for a copy of your data.\n\n"
+        "9. Where your data is stored\n\nOur servers are located in the European Union.",
+        page=2,
+        start=0,
+    )
+    read: list[str] = []
+
+    def relevance(question: str, text: str) -> float:
+        read.append(text)
+        return 0.9 if "stored" in text else 0.1
+
+    resources = fake_resources([REFUSAL], chunks=[policy])
+    resources._evidence_scorer = KeywordScorer("European", threshold=0.5)
+    resources._relevance = relevance
+    result = compile_graph(resources).invoke(
+        {"question": "Where is my data stored?"},
+        context=Context(scorer_answer=True, passage_relevance_with_scorer=False),
+    )
+    assert result["status"] == "answered"
+    assert result["answer"] == "Our servers are located in the European Union [1]."
+    assert read == ["9. Where your data is stored. Our servers are located in the European Union."]
+
+
 def test_the_passage_answers_quotes_need_no_support_judge_but_the_models_words_do() -> None:
     asked: list[str] = []
 
@@ -427,6 +456,61 @@ def test_a_heading_run_into_its_first_subsection_is_not_quoted() -> None:
         "iBio hereby grants to Beta a limited license",
         # A section number before its statement, with no heading, stays: nothing to cut.
         "1. The Term of the Agreement is hereby extended to January 20, 2012",
+    ]
+
+
+def test_a_numbered_line_of_its_own_is_a_heading_in_any_case() -> None:
+    from citeguard.generate.passage_answer import passage_sentences
+
+    passage = (
+        "This policy explains what we collect.\n\n3. Who we share it with\n\n"
+        "We do not sell your personal data.\n\n1. Quiet hours\n\n"
+        "Quiet hours are from 10:00 p.m. to 7:00 a.m. on weekdays."
+    )
+    assert passage_sentences(passage) == [
+        "This policy explains what we collect",
+        "3. Who we share it with",
+        "We do not sell your personal data",
+        "1. Quiet hours",
+        "Quiet hours are from 10:00 p.m. to 7:00 a.m. on weekdays",
+    ]
+
+    def on_sharing(sentences: Sequence[str]) -> list[float]:
+        # The heading shares the question's words and scores best: it is still not quoted.
+        return [0.99 if "share" in s else 0.9 if "sell" in s else 0.1 for s in sentences]
+
+    assert passage_answer(passage, 1, on_sharing, threshold=0.5) == (
+        "We do not sell your personal data [1]."
+    )
+
+    # The scorer reads each statement under its heading line, as the relevance check will.
+    scored: list[str] = []
+
+    def recording(sentences: Sequence[str]) -> list[float]:
+        scored.extend(sentences)
+        return [0.9 if "stored" in s else 0.1 for s in sentences]
+
+    quote = quote_passage(
+        "9. Where your data is stored\n\nOur servers are in the European Union.\n\n"
+        "10. Changes\n\nWe will email you before a change takes effect.",
+        1,
+        recording,
+        threshold=0.5,
+    )
+    assert quote.text == "Our servers are in the European Union [1]."
+    assert quote.heading == "9. Where your data is stored"
+    assert "9. Where your data is stored. Our servers are in the European Union" in scored
+    # "10. Changes" is title-style: its statement is scored alone and not quoted here.
+    assert "We will email you before a change takes effect" in scored
+    assert passage_answer(passage, 1).startswith("This policy explains what we collect [1]. We")
+    # A numbered line that closes with a full stop, or on an article, is no heading: a
+    # page break in the middle of a sentence still joins the two pieces.
+    assert passage_sentences("2. The Tenant shall pay to the\n\nLandlord the rent.") == [
+        "2. The Tenant shall pay to the Landlord the rent"
+    ]
+    assert passage_sentences("4. Pets are allowed.\n\nDogs must be leashed.") == [
+        "4. Pets are allowed",
+        "Dogs must be leashed",
     ]
 
 

@@ -139,14 +139,16 @@ def judge_passage_answers(
             scorer, question.question, list(sources_of(question)), min_score
         )
         if drafted is not None:
-            quote = strip_citations(drafted[1])
+            quote = strip_citations(drafted[1].text)
             judged.append(
                 JudgedQuote(
                     id=row.id,
                     answerable=row.answerable,
                     best_score=row.best_score,
                     best_passage_answers=row.best_passage_answers,
-                    relevance=float(quote_judge(question.question, quote)),
+                    relevance=float(
+                        quote_judge(question.question, drafted[1].for_relevance(quote))
+                    ),
                     quote=quote,
                 )
             )

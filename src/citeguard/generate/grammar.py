@@ -14,8 +14,10 @@ The answer grammar admits exactly:
       Rent is $1,450 per month [1]. It is due on the first day of each month [1][2].
 
 Inside the words, ``[``, ``]``, newlines, tabs, ``?`` and ``!`` never occur, and a ``.``
-only occurs between two digits (``$1,450.00``, ``Section 3.2``), so a sentence cannot end
-before its markers and cannot run on past a period ("payment._source", "late.14.1"); a
+only occurs between two digits (``$1,450.00``, ``Section 3.2``) or after each single lower
+case letter of an abbreviation (``a.m.``, ``p.m.``, ``e.g.``: without it the model copied
+"10:00 p.m." as "10:00 p m"), so a sentence cannot end before its markers and cannot run
+on past a period ("payment._source", "late.14.1"); a
 sentence carries one to three markers, and no placeholder (``[n]``), out-of-range marker
 (``[0]``, ``[k+1]``), range (``[1-3]``) or list (``[1, 2]``) can be produced. The markers
 come right before the final period, after a space, because that is where small models put
@@ -24,6 +26,7 @@ them unprompted.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from citeguard.text.refusal import REFUSAL
@@ -94,7 +97,11 @@ def citation_answer_grammar(
             "root ::= refusal | answer",
             f"refusal ::= {_gbnf_literal(REFUSAL_SENTENCE)}",
             f"answer ::= {answer}",
-            'sentence ::= words " " markers "."',
+            # The words may close with their own "." before the markers ("September 30.
+            # [1]."): a model copying a source sentence writes its period, and with "." only
+            # admitted inside a number it was pushed on to "September 30.0 [1].".
+            # without_closing_periods takes that period out again.
+            'sentence ::= words "."? " " markers "."',
             'words ::= word (" " word)*',
             # A "." only inside a number ("$1,450.00", "3.2"): digit, dot, digit. Otherwise a
             # model that wants to end its sentence ("late.") would be pushed to run on past
@@ -103,8 +110,14 @@ def citation_answer_grammar(
             # ("." [0-9]+)+ let the model loop on "5.1.5.5.4.5.6..." or "$10.00.00.00..."
             # until its token limit, which left the sentence without its marker.
             f"word ::= {_WORD_CHAR_CLASS}+ | {_WORD_CHAR_CLASS}* [0-9] dotgroup "
-            f"{_optional_repeat('dotgroup', MAX_DOT_GROUPS - 1)} {_WORD_CHAR_CLASS}*",
+            f"{_optional_repeat('dotgroup', MAX_DOT_GROUPS - 1)} {_WORD_CHAR_CLASS}* "
+            "| abbreviation",
             'dotgroup ::= "." [0-9]+',
+            # Two or three single lower case letters, each closed by "." ("a.m.", "e.g.,",
+            # "(i.e."): a word that ends on "." this way cannot be one the model closes
+            # early ("late."), and an upper case letter ("Exhibit A.") is left out because
+            # it so often ends a sentence.
+            'abbreviation ::= [(]? [a-z] "." [a-z] "." ([a-z] ".")? [,;:)]?',
             # At most MAX_MARKERS markers a sentence: an unbounded run let the model loop on
             # "[2][3][4][1]..." until its token limit.
             f"markers ::= marker {_optional_repeat('marker', MAX_MARKERS - 1)}".rstrip(),
@@ -112,6 +125,16 @@ def citation_answer_grammar(
             "",
         ]
     )
+
+
+_CLOSING_PERIOD = re.compile(r"(?<![a-z]\.[a-z])\.(?= (?:\[\d+\])+\.)")
+
+
+def without_closing_periods(answer: str) -> str:
+    """``answer`` without the "." a sentence's words close with before its markers
+    ("September 30. [1]." -> "September 30 [1]."); an abbreviation's own period stays
+    ("9:00 p.m. [1].")."""
+    return _CLOSING_PERIOD.sub("", answer)
 
 
 def yes_no_grammar() -> str:

@@ -28,16 +28,22 @@ How the passage becomes sentences:
   TERMINATION 5.1 This Agreement shall commence ...") is one sentence to the splitter; the
   heading and the subsection's number are left out of the quote, which starts where the
   statement does ("This Agreement shall commence ...").
+* A short numbered line that stands as a paragraph of its own, without a full stop, is a
+  heading however it is capitalized ("3. Who we share it with", "1. Quiet hours": policies
+  and house rules write headings in sentence case). It is neither joined to the statement
+  after it ("3. Who we share it with We do not sell your personal data" read as one
+  sentence) nor quoted ahead of a statement.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from citeguard.generate.selection import MIN_SENTENCE_CHARS, as_cited_sentence
 from citeguard.learned.evidence import PairScorer, best_passages
-from citeguard.text.sentences import split_sentences
+from citeguard.text.sentences import Sentence, split_sentences
 from citeguard.validate.checks import ends_mid_phrase
 
 MAX_SENTENCES = 4
@@ -49,6 +55,8 @@ SentenceScores = Callable[[Sequence[str]], Sequence[float]]
 _DANGLING_CONNECTIVE = re.compile(r"[\s,;:]*\b(?:and/or|and|or|but)\s*$", re.IGNORECASE)
 _ENDS_ON_LOWER_WORD = re.compile(r"\b[a-z][\w'-]*$")
 _OPENS_LOWER = re.compile(r"^[\s\"'(]*[a-z]")
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
+_NEVER_ENDS_A_HEADING = frozenset("a an the and or of".split())
 _SECTION_NUMBER = re.compile(r"^(?:(?:section|article)\s+)?[\dIVXivx]+(?:\.\d+)*[.)]?\s+", re.I)
 _HEADING_SMALL_WORDS = frozenset("a an and as for in of on or the to".split())
 HEADING_MAX_WORDS = 6
@@ -87,28 +95,159 @@ def without_numbered_heading(sentence: str) -> str:
     return sentence[match.end() :]
 
 
+def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> bool:
+    """Whether ``pieces[i]`` is a numbered heading line: a paragraph of its own (a blank
+    line or the passage's edge on each side), a section number, at most
+    :data:`HEADING_MAX_WORDS` words after it, no closing punctuation, and no article or
+    conjunction last."""
+    piece = pieces[i]
+    number = _SECTION_NUMBER.match(piece.text)
+    if number is None or piece.text.rstrip()[-1] in ".;:!?,":
+        return False
+    words = piece.text[number.end() :].split()
+    if not 0 < len(words) <= HEADING_MAX_WORDS or words[-1].lower() in _NEVER_ENDS_A_HEADING:
+        # "2. The Tenant shall pay to the" / page break / "Landlord the rent.": a sentence
+        # the page broke, not a heading.
+        return False
+    before = passage[pieces[i - 1].end : piece.start] if i > 0 else "\n\n"
+    after = passage[piece.end : pieces[i + 1].start] if i + 1 < len(pieces) else "\n\n"
+    return bool(_BLANK_LINE.search(before) and _BLANK_LINE.search(after))
+
+
+STATEMENT, TITLE, HEADING_LINE = "statement", "title", "heading line"
+"""What a piece of a passage is: a statement; a heading that reads as a title (quoted when
+nothing else answers: a question may ask for one); a numbered heading line in sentence case
+("9. Where your data is stored", never quoted ahead of a statement: it names the answer's
+topic and answers nothing)."""
+
+
+def _passage_pieces(passage: str) -> list[tuple[str, str]]:
+    """The passage's complete sentences with what each is (:data:`STATEMENT`, ...), in
+    order, each as it stands in the passage apart from whitespace, a closing dangling
+    connective and closing punctuation."""
+    pieces = split_sentences(passage)
+    joined: list[tuple[str, bool]] = []
+    for i, piece in enumerate(pieces):
+        heading = _is_heading_paragraph(passage, pieces, i)
+        together = f"{joined[-1][0]} {piece.text}" if joined else ""
+        if (
+            joined
+            and not heading
+            and not joined[-1][1]
+            and (_ENDS_ON_LOWER_WORD.search(joined[-1][0]) or _OPENS_LOWER.match(piece.text))
+            and len(split_sentences(together)) == 1
+        ):
+            joined[-1] = (together, False)
+        else:
+            joined.append((piece.text, heading))
+    sentences: list[tuple[str, str]] = []
+    for text, heading in joined:
+        body = _DANGLING_CONNECTIVE.sub("", " ".join(text.split()).rstrip(" .;:,"))
+        if heading:
+            # Kept however short, and though it may end on a preposition ("3. Who we share
+            # it with"): it ends a quote that reaches it.
+            sentences.append((body, TITLE if is_heading(body) else HEADING_LINE))
+            continue
+        body = without_numbered_heading(body)
+        if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
+            sentences.append((body, TITLE if is_heading(body) else STATEMENT))
+    return sentences
+
+
 def passage_sentences(passage: str) -> list[str]:
     """The passage's complete sentences, in order, each as it stands in the passage apart
     from whitespace, a closing dangling connective and closing punctuation."""
-    pieces = [s.text for s in split_sentences(passage)]
-    joined: list[str] = []
-    for piece in pieces:
-        together = f"{joined[-1]} {piece}" if joined else ""
-        if (
-            joined
-            and (_ENDS_ON_LOWER_WORD.search(joined[-1]) or _OPENS_LOWER.match(piece))
-            and len(split_sentences(together)) == 1
-        ):
-            joined[-1] = together
+    return [text for text, _ in _passage_pieces(passage)]
+
+
+@dataclass(frozen=True)
+class PassageQuote:
+    """A passage answer: ``text``, its cited sentences, and ``heading``, the heading line
+    it stands under in the passage ("" when none)."""
+
+    text: str
+    heading: str = ""
+
+    def for_relevance(self, said: str) -> str:
+        """What the relevance check reads of the answer ``said`` (the quote without its
+        markers): :func:`quote_under_heading`."""
+        return quote_under_heading(said, self.heading)
+
+
+def quote_under_heading(said: str, heading: str) -> str:
+    """A quote as the relevance check reads it: under the heading line it stands under, as
+    the document states it ("9. Where your data is stored. Our servers are located in the
+    European Union"). The heading is not delivered (it answers nothing), but the quote means
+    what it means under it."""
+    return f"{heading}. {said}" if heading else said
+
+
+def quote_passage(
+    passage: str,
+    source: int,
+    sentence_scores: SentenceScores | None = None,
+    threshold: float = 0.0,
+) -> PassageQuote:
+    """The passage's answering sentences, each cited ``[source]`` (text "" when it holds
+    none), with the heading line right before them.
+
+    Args:
+        sentence_scores: scores each sentence against the question; without it the first
+            sentences are quoted.
+        threshold: the score a neighbour of the best sentence needs to be quoted too.
+    """
+    pieces = _passage_pieces(passage)
+    if sentence_scores is None:
+        # The first sentences are quoted: a heading line is not one of them.
+        statements_first = [piece for piece in pieces if piece[1] != HEADING_LINE]
+        text = " ".join(as_cited_sentence(t, source) for t, _ in statements_first[:MAX_SENTENCES])
+        return PassageQuote(text or " ".join(as_cited_sentence(t, source) for t, _ in pieces[:1]))
+    sentences = [text for text, _ in pieces]
+    # Each statement is scored as it reads under its heading line, as the relevance check
+    # will read the quote: "Our servers are located in the European Union" answers
+    # "Where is my data stored?" under "9. Where your data is stored".
+    headings = _governing_heading_lines(pieces)
+    first = last = best = 0
+    if len(sentences) > 1:
+        scores = list(
+            sentence_scores(
+                [quote_under_heading(t, h) for t, h in zip(sentences, headings, strict=True)]
+            )
+        )
+
+        def quotable(i: int) -> bool:
+            return scores[i] >= threshold and pieces[i][1] == STATEMENT
+
+        statements = [i for i in range(len(sentences)) if quotable(i)]
+        not_heading_lines = [i for i in range(len(sentences)) if pieces[i][1] != HEADING_LINE]
+        best = max(
+            statements or not_heading_lines or range(len(sentences)), key=lambda i: scores[i]
+        )
+        first = last = best
+        while first > 0 and quotable(first - 1):
+            first -= 1
+        while last + 1 < len(sentences) and quotable(last + 1):
+            last += 1
+    quoted = sentences[first : last + 1]
+    if len(quoted) > MAX_SENTENCES:
+        start = min(max(best - first - MAX_SENTENCES // 2, 0), len(quoted) - MAX_SENTENCES)
+        quoted = quoted[start : start + MAX_SENTENCES]
+    heading = headings[first] if sentences else ""
+    return PassageQuote(" ".join(as_cited_sentence(text, source) for text in quoted), heading)
+
+
+def _governing_heading_lines(pieces: Sequence[tuple[str, str]]) -> list[str]:
+    """For each statement of ``pieces``, the heading line it stands under ("" for none,
+    and for the headings themselves); a title-style heading starts a section of its own."""
+    current = ""
+    governing: list[str] = []
+    for text, kind in pieces:
+        if kind != STATEMENT:
+            current = text if kind == HEADING_LINE else ""
+            governing.append("")
         else:
-            joined.append(piece)
-    sentences: list[str] = []
-    for text in joined:
-        body = _DANGLING_CONNECTIVE.sub("", " ".join(text.split()).rstrip(" .;:,"))
-        body = without_numbered_heading(body)
-        if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
-            sentences.append(body)
-    return sentences
+            governing.append(current)
+    return governing
 
 
 def passage_answer(
@@ -117,44 +256,20 @@ def passage_answer(
     sentence_scores: SentenceScores | None = None,
     threshold: float = 0.0,
 ) -> str:
-    """The passage's answering sentences, each cited ``[source]``; "" when it holds none.
-
-    Args:
-        sentence_scores: scores each sentence against the question; without it the first
-            sentences are quoted.
-        threshold: the score a neighbour of the best sentence needs to be quoted too.
-    """
-    sentences = passage_sentences(passage)
-    if sentence_scores is not None and len(sentences) > 1:
-        scores = list(sentence_scores(sentences))
-
-        def quotable(i: int) -> bool:
-            return scores[i] >= threshold and not is_heading(sentences[i])
-
-        statements = [i for i in range(len(sentences)) if quotable(i)]
-        best = max(statements or range(len(sentences)), key=lambda i: scores[i])
-        first = last = best
-
-        while first > 0 and quotable(first - 1):
-            first -= 1
-        while last + 1 < len(sentences) and quotable(last + 1):
-            last += 1
-        sentences = sentences[first : last + 1]
-        if len(sentences) > MAX_SENTENCES:
-            start = min(max(best - first - MAX_SENTENCES // 2, 0), len(sentences) - MAX_SENTENCES)
-            sentences = sentences[start : start + MAX_SENTENCES]
-    return " ".join(as_cited_sentence(text, source) for text in sentences[:MAX_SENTENCES])
+    """The text of :func:`quote_passage`: the passage's answering sentences, each cited
+    ``[source]``; "" when it holds none."""
+    return quote_passage(passage, source, sentence_scores, threshold).text
 
 
 def scored_passage_answer(
     passage: str, source: int, question: str, scorer: PairScorer | None
-) -> str:
-    """:func:`passage_answer` with the evidence scorer choosing the sentences (the best
+) -> PassageQuote:
+    """:func:`quote_passage` with the evidence scorer choosing the sentences (the best
     for ``question`` and its neighbours at the scorer's threshold); without a scorer, the
     passage's first sentences."""
     if scorer is None:
-        return passage_answer(passage, source)
-    return passage_answer(
+        return quote_passage(passage, source)
+    return quote_passage(
         passage,
         source,
         lambda sentences: scorer.scores([(question, s) for s in sentences]).tolist(),
@@ -164,7 +279,7 @@ def scored_passage_answer(
 
 def passage_answer_of_sources(
     scorer: PairScorer, question: str, sources: Sequence[str], min_score: float
-) -> tuple[int, str] | None:
+) -> tuple[int, PassageQuote] | None:
     """(cited source number, the passage answer) as the graph drafts it from ``sources``:
     the best-scored passage of them all, quoted by :func:`scored_passage_answer`. None when
     no passage reaches ``min_score`` or nothing of the best one can be quoted. (The graph
@@ -177,4 +292,4 @@ def passage_answer_of_sources(
         return None
     passage = sources[best][found[best].start : found[best].end]
     answer = scored_passage_answer(passage, best + 1, question, scorer)
-    return (best + 1, answer) if answer else None
+    return (best + 1, answer) if answer.text else None

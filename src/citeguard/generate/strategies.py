@@ -23,7 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from citeguard.generate.grammar import citation_answer_grammar, selection_grammar, yes_no_grammar
+from citeguard.generate.grammar import (
+    citation_answer_grammar,
+    selection_grammar,
+    without_closing_periods,
+    yes_no_grammar,
+)
 from citeguard.generate.prompts import (
     REFUSAL,
     answer_messages,
@@ -73,7 +78,9 @@ def generate_candidate(
             messages = regeneration_messages(question, evidence, previous, feedback)
         else:
             messages = answer_messages(question, evidence)
-        return Generated(invoke(messages, citation_answer_grammar(len(evidence))))
+        return Generated(
+            without_closing_periods(invoke(messages, citation_answer_grammar(len(evidence))))
+        )
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown generation strategy {strategy!r}; use one of {STRATEGIES}")
 
@@ -107,4 +114,4 @@ def generate_candidate(
         writing_messages(question, format_selected(selected), previous, feedback),
         citation_answer_grammar(len(evidence), allowed=sources),
     )
-    return Generated(text, selected_ids=ids)
+    return Generated(without_closing_periods(text), selected_ids=ids)

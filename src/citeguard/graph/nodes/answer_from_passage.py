@@ -1,7 +1,8 @@
 """answer_from_passage: quote the evidence scorer's answering passage instead of refusing.
 
 The scorer also picks which of the passage's sentences to quote (the best and its
-answering neighbours), so the quote does not open on the end of the clause before.
+answering neighbours), so the quote does not open on the end of the clause before. The
+heading line the quote stands under goes with the draft, for the relevance check only.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ def make_answer_from_passage(resources: Resources) -> Any:
             quoted, source, state["question"], resources.evidence_scorer()
         )
         return {
-            "candidate_ref": resources.drafts.put(candidate=answer),
+            "candidate_ref": resources.drafts.put(
+                candidate=answer.text, quote_heading=answer.heading
+            ),
             "selected_ids": None,
             "passage_answered": True,
             "attempts": state.get("attempts", 0) + 1,

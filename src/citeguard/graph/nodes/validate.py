@@ -12,6 +12,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from citeguard.generate.passage_answer import quote_under_heading
 from citeguard.graph.acceptance import VALIDATED, Acceptance
 from citeguard.graph.citations import build_citations
 from citeguard.graph.context import Context, context_of
@@ -43,6 +44,8 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         ctx = context_of(runtime)
         settings = resources.judged_settings(ctx, acceptance.settings(ctx))
         relevance = resources.relevance(ctx)
+        ref = state.get("candidate_ref")
+        draft = resources.drafts.get(ref)
         if state.get("passage_answered"):
             # The passage answer quotes its source: its support is not in doubt, only
             # whether it answers the question (the relevance check, of the quote itself
@@ -59,11 +62,11 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
                 ),
             )
             relevance = passage_relevance(resources, ctx, relevance)
+            if ctx.passage_relevance_reads_quote:
+                relevance = under_heading(relevance, str(draft.get("quote_heading") or ""))
         emit(runtime, {"event": "validating", "attempt": state.get("attempts", 0)})
         started = time.perf_counter()
         evidence = state.get("evidence", [])
-        ref = state.get("candidate_ref")
-        draft = resources.drafts.get(ref)
         repeated = draft.get("rejected_verdict")
         result: ValidationResult | None = None
         if draft.get("model_error"):
@@ -110,6 +113,15 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         return update
 
     return validate
+
+
+def under_heading(relevance: RelevanceFn | None, heading: str) -> RelevanceFn | None:
+    """``relevance`` reading a passage answer under the heading line it quotes from
+    (:func:`quote_under_heading`); unchanged without a heading."""
+    if relevance is None or not heading:
+        return relevance
+    check = relevance
+    return lambda question, said: check(question, quote_under_heading(said, heading))
 
 
 def passage_relevance(
