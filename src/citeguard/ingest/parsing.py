@@ -5,7 +5,8 @@ One entry point, :func:`parse_document`, picks the reader by suffix:
 - PDF: :mod:`citeguard.ingest.pdf_text` (paragraphs from the layout, running headers and
   page-number lines removed, printed page labels recovered);
 - plain text (.txt, .md): one page unless form feeds ("\\f") split it, in any common
-  encoding (:mod:`citeguard.ingest.encodings`);
+  encoding (:mod:`citeguard.ingest.encodings`); Markdown's markup is taken out
+  (:mod:`citeguard.ingest.markdown_text`);
 - HTML: one page per section (:mod:`citeguard.ingest.html_text`);
 - Word (.docx): the pages Word recorded, else sections (:mod:`citeguard.ingest.docx_text`).
 
@@ -26,9 +27,11 @@ from citeguard.errors import ParsingError
 from citeguard.ingest.docx_text import NotDocx, docx_pages
 from citeguard.ingest.encodings import NotText, decode_text
 from citeguard.ingest.html_text import html_sections
+from citeguard.ingest.markdown_text import markdown_paragraphs
 from citeguard.ingest.pdf_text import parse_pdf, too_many_pages
 from citeguard.ingest.textnorm import (
     PARAGRAPH_SEPARATOR,
+    normalize_paragraph,
     paragraphs_from_plain_text,
 )
 
@@ -189,6 +192,13 @@ def _read_bytes(path: Path) -> bytes:
 # --------------------------------------------------------------------------- plain text
 
 
+def _markdown_page_paragraphs(text: str) -> list[str]:
+    """The normalized paragraphs of a page of Markdown, its markup taken out
+    (:mod:`.markdown_text`)."""
+    paragraphs = (normalize_paragraph(lines) for lines in markdown_paragraphs(text))
+    return [paragraph for paragraph in paragraphs if paragraph]
+
+
 def _parse_plain_text(path: Path, data: bytes, markdown: bool) -> tuple[list[str], str]:
     """The pages (split at form feeds) of a text file, and the encoding it was read with."""
     try:
@@ -199,7 +209,9 @@ def _parse_plain_text(path: Path, data: bytes, markdown: bool) -> tuple[list[str
         logger.info("%s: read as %s text", path.name, decoded.encoding)
     text = decoded.text
     pages = [
-        PARAGRAPH_SEPARATOR.join(paragraphs_from_plain_text(raw, markdown=markdown))
+        PARAGRAPH_SEPARATOR.join(
+            _markdown_page_paragraphs(raw) if markdown else paragraphs_from_plain_text(raw)
+        )
         for raw in text.split("\f")
     ]
     # A trailing form feed (common at the end of printed text) does not make a page.

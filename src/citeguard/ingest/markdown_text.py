@@ -1,0 +1,87 @@
+"""Markdown source to the paragraphs a reader sees.
+
+A policy or a guide kept as Markdown carries markup that is not its text: HTML comments
+("<!-- markdownlint-disable GHD034 -->", which a passage answer once quoted as the answer to
+"Can GitHub staff look at my private repos?"), front matter, emphasis marks, link targets in
+brackets, table rules. Left in, they are read by the model, quoted, and matched as words.
+What is kept, and how:
+
+- a heading ("## Private repositories") is a paragraph of its own, its "#" marks kept: they
+  tell the quoting code (``generate/passage_answer``) and the model that it is a heading;
+- each list item ("* security purposes", "1. Open Settings") is a paragraph of its own,
+  its marker kept, so that items are not run together into one sentence ("... and for: *
+  security purposes * automated scanning ..."); an indented line continues its item;
+- each table row is a paragraph, its cells joined by " | "; the rule row ("|:---|") goes;
+- ``**bold**``, ``__bold__`` and ``code`` lose their marks; ``[text](url)`` becomes
+  "text (url)" and an image ``![alt](url)`` its alt text;
+- HTML comments and a leading front-matter block ("---" ... "---") go; fenced code keeps its
+  lines as one paragraph without the fences.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+\S")
+_TABLE_ROW = re.compile(r"^\s*\|")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _inline(line: str) -> str:
+    """A line without emphasis and code marks, links as "text (url)", images as alt text."""
+    line = _IMAGE.sub(lambda m: m.group(1), line)
+    line = _LINK.sub(lambda m: m.group(1) if m.group(1) == m.group(2) else f"{m[1]} ({m[2]})", line)
+    line = _STRONG.sub(lambda m: m.group(2), line)
+    return _CODE.sub(lambda m: m.group(1), line)
+
+
+def _table_row(line: str) -> str:
+    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    return " | ".join(cell for cell in cells if cell)
+
+
+def markdown_paragraphs(text: str) -> list[list[str]]:
+    """The raw lines of each paragraph of Markdown ``text``, markup taken out (module docs);
+    the caller normalizes and joins each paragraph's lines."""
+    text = _HTML_COMMENT.sub("", _FRONT_MATTER.sub("", text))
+    paragraphs: list[list[str]] = []
+    current: list[str] = []
+    in_fence = False
+
+    def flush() -> None:
+        if current:
+            paragraphs.append(list(current))
+            current.clear()
+
+    for raw in text.splitlines():
+        if _FENCE.match(raw):
+            flush()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            current.append(raw)
+            continue
+        if not raw.strip():
+            flush()
+        elif _HEADING.match(raw):
+            flush()
+            paragraphs.append([_inline(raw)])
+        elif _TABLE_ROW.match(raw):
+            flush()
+            if not _TABLE_RULE.match(raw) and _table_row(raw):
+                paragraphs.append([_inline(_table_row(raw))])
+        elif _LIST_ITEM.match(raw):
+            flush()
+            current.append(_inline(raw))
+        else:
+            current.append(_inline(raw))
+    flush()
+    return paragraphs
