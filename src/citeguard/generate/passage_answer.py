@@ -123,9 +123,9 @@ def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> b
 
 STATEMENT, TITLE, HEADING_LINE = "statement", "title", "heading line"
 """What a piece of a passage is: a statement; a heading that reads as a title (quoted when
-nothing else answers: a question may ask for one); a numbered heading line in sentence case
-("9. Where your data is stored", never quoted ahead of a statement: it names the answer's
-topic and answers nothing)."""
+nothing else answers: a question may ask for one); any other heading line, a numbered one in
+sentence case ("9. Where your data is stored") or a Markdown one ("## Cookies"), never
+quoted ahead of a statement: it names the answer's topic and answers nothing."""
 
 
 def _passage_pieces(passage: str) -> list[tuple[str, str]]:
