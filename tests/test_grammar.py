@@ -136,6 +136,13 @@ def test_a_sentence_may_close_with_its_own_period_which_is_taken_out(g2: str) ->
     assert without_closing_periods("Quiet hours start at 11:00 p.m. [1].") == (
         "Quiet hours start at 11:00 p.m. [1]."
     )
+    # Other models ignore the grammar; an upper case abbreviation keeps its period too.
+    assert without_closing_periods("The law of the U.S. applies [2].") == (
+        "The law of the U.S. applies [2]."
+    )
+    assert without_closing_periods("It is governed by the law of the U.S. [2].") == (
+        "It is governed by the law of the U.S. [2]."
+    )
 
 
 def test_numbers_carry_at_most_three_dot_groups(g2: str) -> None:

@@ -127,7 +127,7 @@ def citation_answer_grammar(
     )
 
 
-_CLOSING_PERIOD = re.compile(r"(?<![a-z]\.[a-z])\.(?= (?:\[\d+\])+\.)")
+_CLOSING_PERIOD = re.compile(r"(?<![A-Za-z]\.[A-Za-z])\.(?= (?:\[\d+\])+\.)")
 
 
 def without_closing_periods(answer: str) -> str:
