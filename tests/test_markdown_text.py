@@ -34,8 +34,11 @@ except for:
 See the [Terms of Service](https://docs.github.com/terms) or ![a diagram](d.png) at
 [https://github.com](https://github.com).
 
+_Short version: we may change these terms, and we
+will tell you._ Nothing *else* changes for snake_case_names.
+
 ```
-git clone repo
+git clone **repo**
 ```
 """
 
@@ -56,7 +59,9 @@ def test_markup_is_taken_out_and_each_item_is_a_paragraph() -> None:
         "Required Cookies | Cookies used to log you in.",
         "See the Terms of Service (https://docs.github.com/terms) or a diagram at "
         "https://github.com.",
-        "git clone repo",
+        "Short version: we may change these terms, and we will tell you. Nothing else changes "
+        "for snake_case_names.",
+        "git clone **repo**",
     ]
 
 

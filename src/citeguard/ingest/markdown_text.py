@@ -12,8 +12,8 @@ What is kept, and how:
   its marker kept, so that items are not run together into one sentence ("... and for: *
   security purposes * automated scanning ..."); an indented line continues its item;
 - each table row is a paragraph, its cells joined by " | "; the rule row ("|:---|") goes;
-- ``**bold**``, ``__bold__`` and ``code`` lose their marks; ``[text](url)`` becomes
-  "text (url)" and an image ``![alt](url)`` its alt text;
+- ``**bold**``, ``__bold__``, ``*emphasis*``, ``_emphasis_`` and ``code`` lose their
+  marks; ``[text](url)`` becomes "text (url)" and an image ``![alt](url)`` its alt text;
 - HTML comments and a leading front-matter block ("---" ... "---") go; fenced code keeps its
   lines as one paragraph without the fences.
 """
@@ -31,15 +31,19 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", re.DOTALL)
+# "_Short version: ..._" or "*not*": one mark on each side, not inside a word
+# ("snake_case"), not before a space ("3 * 4").
+_EMPHASIS = re.compile(r"(?<![\w*_])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*_])", re.DOTALL)
 _CODE = re.compile(r"`([^`]+)`")
 
 
 def _inline(line: str) -> str:
-    """A line without emphasis and code marks, links as "text (url)", images as alt text."""
+    """Text without emphasis and code marks, links as "text (url)", images as alt text."""
     line = _IMAGE.sub(lambda m: m.group(1), line)
     line = _LINK.sub(lambda m: m.group(1) if m.group(1) == m.group(2) else f"{m[1]} ({m[2]})", line)
     line = _STRONG.sub(lambda m: m.group(2), line)
+    line = _EMPHASIS.sub(lambda m: m.group(2), line)
     return _CODE.sub(lambda m: m.group(1), line)
 
 
@@ -58,11 +62,15 @@ def markdown_paragraphs(text: str) -> list[list[str]]:
 
     def flush() -> None:
         if current:
-            paragraphs.append(list(current))
+            # Emphasis may span the paragraph's lines: taken out of them together.
+            paragraphs.append(_inline("\n".join(current)).split("\n"))
             current.clear()
 
     for raw in text.splitlines():
         if _FENCE.match(raw):
+            if in_fence and current:  # code as it stands, marks and all
+                paragraphs.append(list(current))
+                current.clear()
             flush()
             in_fence = not in_fence
             continue
@@ -80,8 +88,8 @@ def markdown_paragraphs(text: str) -> list[list[str]]:
                 paragraphs.append([_inline(_table_row(raw))])
         elif _LIST_ITEM.match(raw):
             flush()
-            current.append(_inline(raw))
+            current.append(raw)
         else:
-            current.append(_inline(raw))
+            current.append(raw)
     flush()
     return paragraphs
