@@ -129,6 +129,33 @@ def test_unchanged_files_do_nothing(corpus: Path, tmp_path: Path) -> None:
     assert generations(index) == before
 
 
+def test_a_file_read_by_an_older_reader_is_read_again(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index keeps each document's text: when the reader of its file type improves, the
+    next ingest reads it again, though its bytes are the same; the others stay."""
+    from citeguard.ingest import parsing
+
+    index = tmp_path / "index"
+    (corpus / "guide.md").write_text("<!-- draft -->\n# Guide\n\nRent is due **monthly**.\n")
+    ingest([corpus], index, RecordingEmbedder())
+    versions = {d.name: d.reader_version for d in store.read_manifest(index).documents}
+    assert versions == {
+        "guide.md": parsing.reader_version("guide.md"),
+        "lease.txt": 1,
+        "nda.txt": 1,
+    }
+    monkeypatch.setitem(parsing.READER_VERSIONS, ".md", versions["guide.md"] + 1)
+    embedder = RecordingEmbedder()
+    summary = ingest([corpus], index, embedder)
+    assert summary.replaced_docs == ["guide.md"]
+    assert sorted(summary.unchanged_docs) == ["lease.txt", "nda.txt"]
+    assert embedder.embedded and all(
+        "Rent is due monthly" in t or "Guide" in t for t in embedder.embedded
+    )
+    assert ingest([corpus], index, RecordingEmbedder()).unchanged == 3
+
+
 def test_adding_a_file_embeds_only_that_file(corpus: Path, tmp_path: Path) -> None:
     index = tmp_path / "index"
     first = ingest([corpus], index, RecordingEmbedder())

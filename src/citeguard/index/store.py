@@ -87,6 +87,9 @@ class DocumentRecord:
     chunks: int
     printed_pages: tuple[str, ...]
     """Printed page label of each PDF page, in order."""
+    reader_version: int = 1
+    """The version of the reader that made its text (``ingest.parsing.reader_version``;
+    1 in indexes written before versions were recorded)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -102,6 +105,7 @@ class DocumentRecord:
             pages=int(data["pages"]),
             chunks=int(data["chunks"]),
             printed_pages=tuple(str(p) for p in data.get("printed_pages", [])),
+            reader_version=int(data.get("reader_version", 1)),
         )
 
 

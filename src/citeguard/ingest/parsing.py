@@ -40,6 +40,18 @@ logger = logging.getLogger(__name__)
 SUPPORTED_SUFFIXES: tuple[str, ...] = (".pdf", ".txt", ".md", ".html", ".htm", ".docx")
 """File types :func:`parse_document` reads (compared case-insensitively)."""
 
+READER_VERSIONS: dict[str, int] = {".md": 2}
+"""The version of the reader of each file type whose text has changed since indexes were
+first written (1 for the others). The index records each document's; a document read by an
+older version is read again on the next ingest, though its file is unchanged. Markdown: 2,
+its markup taken out (:mod:`citeguard.ingest.markdown_text`)."""
+
+
+def reader_version(path: str | Path) -> int:
+    """The version of the reader :func:`parse_document` uses for ``path`` now."""
+    return READER_VERSIONS.get(Path(path).suffix.lower(), 1)
+
+
 # How many lines at the top and at the bottom of a page may be headers or footers.
 # --------------------------------------------------------------------------- public API
 

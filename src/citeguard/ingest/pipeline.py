@@ -8,7 +8,8 @@ Incremental by design. Documents are keyed by file name (``ParsedDocument.name``
   written at all;
 * a name in the index with a different hash is *replaced* (also when the file now lives in
   another folder: the name is the identity, the recorded path is updated; an unchanged
-  file found in another folder keeps its recorded path);
+  file found in another folder keeps its recorded path); so is one whose text an older
+  reader made (``ingest.parsing.READER_VERSIONS``: Markdown since its markup is taken out);
 * two files with the same name in one ingest: the first is indexed, the second is skipped
   with a reason naming the first (rename one of them to index both).
 
@@ -53,7 +54,7 @@ from citeguard.index.store import (
 )
 from citeguard.ingest.chunking import ChunkSettings, chunk_document
 from citeguard.ingest.limits import IngestLimits, parse_within_limits
-from citeguard.ingest.parsing import discover_documents
+from citeguard.ingest.parsing import discover_documents, reader_version
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +140,7 @@ def _record_for(document: ParsedDocument, n_chunks: int) -> DocumentRecord:
         pages=len(document.pages),
         chunks=n_chunks,
         printed_pages=tuple(p.printed_page for p in document.pages),
+        reader_version=reader_version(document.path),
     )
 
 
@@ -258,7 +260,11 @@ def ingest_paths(
             seen_names[name] = file
             old = manifest.document(name) if manifest else None
             try:
-                if old is not None and file_sha256(file) == old.content_hash:
+                if (
+                    old is not None
+                    and old.reader_version == reader_version(file)
+                    and file_sha256(file) == old.content_hash
+                ):
                     summary.unchanged_docs.append(name)
                     continue
                 document = parse_within_limits(file, limits)
