@@ -129,6 +129,18 @@ def test_unchanged_files_do_nothing(corpus: Path, tmp_path: Path) -> None:
     assert generations(index) == before
 
 
+def test_the_only_file_of_an_index_is_replaced(corpus: Path, tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    ingest([corpus / "nda.txt"], index, RecordingEmbedder())
+    (corpus / "nda.txt").write_text(NDA.replace("Delaware", "Nevada"))
+    summary = ingest([corpus / "nda.txt"], index, RecordingEmbedder())
+    assert summary.replaced_docs == ["nda.txt"]
+    searcher = load_index(index, embedder=RecordingEmbedder())
+    texts = [hit.chunk.text for hit in searcher.search("laws of the State", k=10)]
+    assert any("Nevada" in t for t in texts) and not any("Delaware" in t for t in texts)
+    assert len(searcher) == summary.total_chunks_in_index
+
+
 def test_a_file_read_by_an_older_reader_is_read_again(
     corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -140,8 +140,10 @@ class SentenceVectors:
     def concatenate(cls, parts: Sequence[SentenceVectors]) -> SentenceVectors:
         vectors = np.vstack([part.vectors for part in parts])
         offsets = [np.zeros(1, dtype=np.int64)]
+        total = 0  # sentences so far; a part may hold no chunk (every old one replaced)
         for part in parts:
-            offsets.append(part.offsets[1:] + offsets[-1][-1])
+            offsets.append(part.offsets[1:] + total)
+            total += int(part.offsets[-1])
         lengths = np.concatenate([part.lengths for part in parts])
         return cls(vectors, np.concatenate(offsets), lengths)
 
