@@ -8,14 +8,14 @@ What is kept, and how:
 
 - a heading ("## Private repositories") is a paragraph of its own, its "#" marks kept: they
   tell the quoting code (``generate/passage_answer``) and the model that it is a heading;
-- each list item ("* security purposes", "1. Open Settings") is a paragraph of its own,
-  its marker kept, so that items are not run together into one sentence ("... and for: *
-  security purposes * automated scanning ..."); an indented line continues its item;
-- each table row is a paragraph, its cells joined by " | "; the rule row ("|:---|") goes;
 - ``**bold**``, ``__bold__``, ``*emphasis*``, ``_emphasis_`` and ``code`` lose their
   marks; ``[text](url)`` becomes "text (url)" and an image ``![alt](url)`` its alt text;
-- HTML comments and a leading front-matter block ("---" ... "---") go; fenced code keeps its
-  lines as one paragraph without the fences.
+- HTML comments, a leading front-matter block ("---" ... "---") and a table's rule row
+  ("|:---|") go; fenced code keeps its lines, marks and all, without the fences.
+
+List items and table rows stay in their paragraph, as blank lines make paragraphs in any
+text: read one item a paragraph, GitHub's terms of service were chunked otherwise and lost
+two right answers to retrieval (`docs/results.md`, "Quotes as the document reads them").
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ import re
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
-_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+\S")
-_TABLE_ROW = re.compile(r"^\s*\|")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _FENCE = re.compile(r"^\s{0,3}(?:```|~~~)")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
@@ -45,11 +43,6 @@ def _inline(line: str) -> str:
     line = _STRONG.sub(lambda m: m.group(2), line)
     line = _EMPHASIS.sub(lambda m: m.group(2), line)
     return _CODE.sub(lambda m: m.group(1), line)
-
-
-def _table_row(line: str) -> str:
-    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-    return " | ".join(cell for cell in cells if cell)
 
 
 def markdown_paragraphs(text: str) -> list[list[str]]:
@@ -82,13 +75,8 @@ def markdown_paragraphs(text: str) -> list[list[str]]:
         elif _HEADING.match(raw):
             flush()
             paragraphs.append([_inline(raw)])
-        elif _TABLE_ROW.match(raw):
-            flush()
-            if not _TABLE_RULE.match(raw) and _table_row(raw):
-                paragraphs.append([_inline(_table_row(raw))])
-        elif _LIST_ITEM.match(raw):
-            flush()
-            current.append(raw)
+        elif _TABLE_RULE.match(raw):
+            continue
         else:
             current.append(raw)
     flush()
