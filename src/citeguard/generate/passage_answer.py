@@ -28,13 +28,12 @@ How the passage becomes sentences:
   TERMINATION 5.1 This Agreement shall commence ...") is one sentence to the splitter; the
   heading and the subsection's number are left out of the quote, which starts where the
   statement does ("This Agreement shall commence ...").
-* A Markdown heading ("## Private repositories"), and a short numbered line that stands as
-  a paragraph of its own without a full stop, is a heading however it is capitalized ("3.
-  Who we share it with", "1. Quiet hours": policies and house rules write headings in
-  sentence case). It is neither joined to the statement after it ("3. Who we share it
-  with We do not sell your personal data" read as one sentence) nor quoted ahead of a
-  statement; the statements under it are scored, and the quote judged for relevance, as
-  they read under it (:func:`quote_under_heading`).
+* A short numbered line that stands as a paragraph of its own, without a full stop, is a
+  heading however it is capitalized ("3. Who we share it with", "1. Quiet hours": policies
+  and house rules write headings in sentence case). It is neither joined to the statement
+  after it ("3. Who we share it with We do not sell your personal data" read as one
+  sentence) nor quoted ahead of a statement; the statements under it are scored, and the
+  quote judged for relevance, as they read under it (:func:`quote_under_heading`).
 """
 
 from __future__ import annotations
@@ -59,7 +58,6 @@ _ENDS_ON_LOWER_WORD = re.compile(r"\b[a-z][\w'-]*$")
 _OPENS_LOWER = re.compile(r"^[\s\"'(]*[a-z]")
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _NEVER_ENDS_A_HEADING = frozenset("a an the and or of".split())
-_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s")
 _SECTION_NUMBER = re.compile(r"^(?:(?:section|article)\s+)?[\dIVXivx]+(?:\.\d+)*[.)]?\s+", re.I)
 _HEADING_SMALL_WORDS = frozenset("a an and as for in of on or the to".split())
 HEADING_MAX_WORDS = 6
@@ -99,17 +97,11 @@ def without_numbered_heading(sentence: str) -> str:
 
 
 def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> bool:
-    """Whether ``pieces[i]`` is a heading line: a Markdown heading ("## Private
-    repositories"), or a numbered line: a paragraph of its own (a blank line or the
-    passage's edge on each side), a section number, at most
+    """Whether ``pieces[i]`` is a numbered heading line: a paragraph of its own (a blank
+    line or the passage's edge on each side), a section number, at most
     :data:`HEADING_MAX_WORDS` words after it, no closing punctuation, and no article or
     conjunction last."""
     piece = pieces[i]
-    before = passage[pieces[i - 1].end : piece.start] if i > 0 else "\n\n"
-    after = passage[piece.end : pieces[i + 1].start] if i + 1 < len(pieces) else "\n\n"
-    own_paragraph = bool(_BLANK_LINE.search(before) and _BLANK_LINE.search(after))
-    if _MARKDOWN_HEADING.match(piece.text):
-        return own_paragraph
     number = _SECTION_NUMBER.match(piece.text)
     if number is None or piece.text.rstrip()[-1] in ".;:!?,":
         return False
@@ -118,14 +110,16 @@ def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> b
         # "2. The Tenant shall pay to the" / page break / "Landlord the rent.": a sentence
         # the page broke, not a heading.
         return False
-    return own_paragraph
+    before = passage[pieces[i - 1].end : piece.start] if i > 0 else "\n\n"
+    after = passage[piece.end : pieces[i + 1].start] if i + 1 < len(pieces) else "\n\n"
+    return bool(_BLANK_LINE.search(before) and _BLANK_LINE.search(after))
 
 
 STATEMENT, TITLE, HEADING_LINE = "statement", "title", "heading line"
 """What a piece of a passage is: a statement; a heading that reads as a title (quoted when
-nothing else answers: a question may ask for one); any other heading line, a numbered one in
-sentence case ("9. Where your data is stored") or a Markdown one ("## Cookies"), never
-quoted ahead of a statement: it names the answer's topic and answers nothing."""
+nothing else answers: a question may ask for one); a numbered heading line in sentence case
+("9. Where your data is stored"), never quoted ahead of a statement: it names the answer's
+topic and answers nothing."""
 
 
 def _passage_pieces(passage: str) -> list[tuple[str, str]]:
@@ -250,7 +244,7 @@ def _governing_heading_lines(pieces: Sequence[tuple[str, str]]) -> list[str]:
     governing: list[str] = []
     for text, kind in pieces:
         if kind != STATEMENT:
-            current = text.lstrip("#").strip() if kind == HEADING_LINE else ""
+            current = text if kind == HEADING_LINE else ""
             governing.append("")
         else:
             governing.append(current)

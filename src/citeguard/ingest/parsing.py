@@ -5,8 +5,7 @@ One entry point, :func:`parse_document`, picks the reader by suffix:
 - PDF: :mod:`citeguard.ingest.pdf_text` (paragraphs from the layout, running headers and
   page-number lines removed, printed page labels recovered);
 - plain text (.txt, .md): one page unless form feeds ("\\f") split it, in any common
-  encoding (:mod:`citeguard.ingest.encodings`); Markdown's markup is taken out
-  (:mod:`citeguard.ingest.markdown_text`);
+  encoding (:mod:`citeguard.ingest.encodings`);
 - HTML: one page per section (:mod:`citeguard.ingest.html_text`);
 - Word (.docx): the pages Word recorded, else sections (:mod:`citeguard.ingest.docx_text`).
 
@@ -27,11 +26,9 @@ from citeguard.errors import ParsingError
 from citeguard.ingest.docx_text import NotDocx, docx_pages
 from citeguard.ingest.encodings import NotText, decode_text
 from citeguard.ingest.html_text import html_sections
-from citeguard.ingest.markdown_text import markdown_paragraphs
 from citeguard.ingest.pdf_text import parse_pdf, too_many_pages
 from citeguard.ingest.textnorm import (
     PARAGRAPH_SEPARATOR,
-    normalize_paragraph,
     paragraphs_from_plain_text,
 )
 
@@ -40,11 +37,12 @@ logger = logging.getLogger(__name__)
 SUPPORTED_SUFFIXES: tuple[str, ...] = (".pdf", ".txt", ".md", ".html", ".htm", ".docx")
 """File types :func:`parse_document` reads (compared case-insensitively)."""
 
-READER_VERSIONS: dict[str, int] = {".md": 2}
-"""The version of the reader of each file type whose text has changed since indexes were
-first written (1 for the others). The index records each document's; a document read by an
-older version is read again on the next ingest, though its file is unchanged. Markdown: 2,
-its markup taken out (:mod:`citeguard.ingest.markdown_text`)."""
+READER_VERSIONS: dict[str, int] = {}
+"""The version of the reader of each file type whose text has changed since indexes began
+to record it (1 for every other type; none has changed yet). The index records each
+document's; a document read by an older version is read again on the next ingest, though
+its file is unchanged. Whoever changes what a reader makes of a file type raises its
+version here."""
 
 
 def reader_version(path: str | Path) -> int:
@@ -204,13 +202,6 @@ def _read_bytes(path: Path) -> bytes:
 # --------------------------------------------------------------------------- plain text
 
 
-def _markdown_page_paragraphs(text: str) -> list[str]:
-    """The normalized paragraphs of a page of Markdown, its markup taken out
-    (:mod:`.markdown_text`)."""
-    paragraphs = (normalize_paragraph(lines) for lines in markdown_paragraphs(text))
-    return [paragraph for paragraph in paragraphs if paragraph]
-
-
 def _parse_plain_text(path: Path, data: bytes, markdown: bool) -> tuple[list[str], str]:
     """The pages (split at form feeds) of a text file, and the encoding it was read with."""
     try:
@@ -221,9 +212,7 @@ def _parse_plain_text(path: Path, data: bytes, markdown: bool) -> tuple[list[str
         logger.info("%s: read as %s text", path.name, decoded.encoding)
     text = decoded.text
     pages = [
-        PARAGRAPH_SEPARATOR.join(
-            _markdown_page_paragraphs(raw) if markdown else paragraphs_from_plain_text(raw)
-        )
+        PARAGRAPH_SEPARATOR.join(paragraphs_from_plain_text(raw, markdown=markdown))
         for raw in text.split("\f")
     ]
     # A trailing form feed (common at the end of printed text) does not make a page.

@@ -9,7 +9,7 @@ Incremental by design. Documents are keyed by file name (``ParsedDocument.name``
 * a name in the index with a different hash is *replaced* (also when the file now lives in
   another folder: the name is the identity, the recorded path is updated; an unchanged
   file found in another folder keeps its recorded path); so is one whose text an older
-  reader made (``ingest.parsing.READER_VERSIONS``: Markdown since its markup is taken out);
+  reader made (``ingest.parsing.READER_VERSIONS``);
 * two files with the same name in one ingest: the first is indexed, the second is skipped
   with a reason naming the first (rename one of them to index both).
 

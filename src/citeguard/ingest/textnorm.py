@@ -119,8 +119,12 @@ def normalize_paragraph(lines: Sequence[str]) -> str:
     return join_lines(normalize_line(line) for line in lines)
 
 
-def paragraphs_from_plain_text(text: str) -> list[str]:
-    """Split plain text into normalized paragraphs (blank lines separate paragraphs)."""
+def paragraphs_from_plain_text(text: str, markdown: bool = False) -> list[str]:
+    """Split plain text into normalized paragraphs (blank lines separate paragraphs).
+
+    With ``markdown`` a heading line ("# Title") is a paragraph of its own even when no
+    blank line follows it, so that it is not glued into the next paragraph's sentence.
+    """
     paragraphs: list[str] = []
     current: list[str] = []
 
@@ -133,6 +137,11 @@ def paragraphs_from_plain_text(text: str) -> list[str]:
 
     for raw in text.splitlines():
         if not raw.strip():
+            flush()
+            continue
+        if markdown and raw.lstrip().startswith("#"):
+            flush()
+            current.append(raw)
             flush()
             continue
         current.append(raw)
