@@ -190,7 +190,7 @@ def quote_passage(
     threshold: float = 0.0,
 ) -> PassageQuote:
     """The passage's answering sentences, each cited ``[source]`` (text "" when it holds
-    none), with the heading line right before them.
+    none), with the heading line they stand under.
 
     Args:
         sentence_scores: scores each sentence against the question; without it the first
