@@ -114,6 +114,7 @@ def test_round_trip(tmp_path: Path) -> None:
         "pages": 2,
         "chunks": 2,
         "printed_pages": ["1", "2"],
+        "reader_version": 1,
     }
     assert {"format_version", "embedding_model", "dimension", "chunk_settings"} <= set(manifest)
 
@@ -217,3 +218,11 @@ def test_sentence_vectors_of_another_chunk_count_are_inconsistent(tmp_path: Path
             bm25=data.bm25,
             sentence_vectors=SentenceVectors.build(["One."], EMBEDDER.embed_documents, 32),
         )
+
+
+def test_a_manifest_written_before_reader_versions_reads_as_version_one() -> None:
+    record = store.DocumentRecord.from_json(
+        {"name": "a.md", "path": "/d/a.md", "content_hash": "h", "pages": 1, "chunks": 1}
+    )
+    assert record.reader_version == 1
+    assert store.DocumentRecord.from_json(record.to_json()) == record
