@@ -200,16 +200,14 @@ def quote_passage(
     pieces = _passage_pieces(passage)
     if sentence_scores is None:
         # The first sentences are quoted: a heading line is not one of them.
-        statements_first = [piece for piece in pieces if piece[1] != HEADING_LINE]
-        text = " ".join(as_cited_sentence(t, source) for t, _ in statements_first[:MAX_SENTENCES])
-        return PassageQuote(text or " ".join(as_cited_sentence(t, source) for t, _ in pieces[:1]))
+        pieces = [piece for piece in pieces if piece[1] != HEADING_LINE] or pieces[:1]
     sentences = [text for text, _ in pieces]
     # Each statement is scored as it reads under its heading line, as the relevance check
     # will read the quote: "Our servers are located in the European Union" answers
     # "Where is my data stored?" under "9. Where your data is stored".
     headings = _governing_heading_lines(pieces)
-    first = last = best = 0
-    if len(sentences) > 1:
+    first, last, best = 0, len(sentences) - 1, 0  # without scores: from the first, cut below
+    if sentence_scores is not None and len(sentences) > 1:
         scores = list(
             sentence_scores(
                 [quote_under_heading(t, h) for t, h in zip(sentences, headings, strict=True)]
