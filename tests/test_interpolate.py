@@ -91,3 +91,45 @@ def test_the_command_writes_the_model_and_reports_bad_input(
     missing = tmp_path / "missing"
     assert cli.main(["interpolate", str(start), str(missing), "--out", str(out)]) == 2
     assert "no trained model" in capsys.readouterr().err
+
+
+def test_the_bundled_embedder_is_a_start_with_the_tuned_line(tmp_path: Path) -> None:
+    # The shipped scorer was fine-tuned from the bundled MiniLM: written as a start, the
+    # bundled encoder holds every tensor the scorer does, and the scorer's line.
+    from citeguard.learned.bi_encoder import EMBEDDINGS_PREFIX, base_embedder, transformer_of
+    from citeguard.learned.interpolate import write_bundled_start
+    from citeguard.learned.shipped import shipped_folder
+
+    tuned = shipped_folder("scorer")
+    written = write_bundled_start(tuned, tmp_path / "bundled")
+    start = load_file(str(tmp_path / "bundled" / WEIGHTS_FILE))
+    shipped = load_file(str(tuned / WEIGHTS_FILE))
+    assert start.keys() == shipped.keys()
+    bundled = transformer_of(base_embedder("all-MiniLM-L6-v2", 128)).state_dict()
+    name = next(n for n in start if not n.startswith(EMBEDDINGS_PREFIX))
+    assert torch.equal(start[name], bundled[name].half())
+    assert not torch.equal(start[name], shipped[name])  # fine-tuning moved it
+    described = read_description(tuned)
+    assert (written["scale"], written["bias"]) == (described["scale"], described["bias"])
+    assert "threshold" not in written
+
+
+def test_the_command_starts_from_the_bundled_embedder(tmp_path: Path) -> None:
+    from citeguard.learned.shipped import shipped_folder
+
+    out = tmp_path / "mixed"
+    tuned = str(shipped_folder("scorer"))
+    assert cli.main(["interpolate", "bundled", tuned, "--weight", "1", "--out", str(out)]) == 0
+    recorded = json.loads((out / "model.json").read_text())["interpolated"]
+    assert recorded["start"] == "bundled" and recorded["weight"] == 1.0
+    # At weight 1 the mix is the tuned model itself.
+    got, want = load_file(str(out / WEIGHTS_FILE)), load_file(str(Path(tuned) / WEIGHTS_FILE))
+    assert all(torch.equal(got[n], want[n]) for n in want)
+
+
+def test_only_a_bi_encoder_starts_from_the_bundled_embedder(tmp_path: Path) -> None:
+    from citeguard.learned.interpolate import write_bundled_start
+
+    cross = saved_model(tmp_path / "cross", 3.0, 12.0, architecture="cross-encoder")
+    with pytest.raises(ModelUnavailableError, match="bi-encoder"):
+        write_bundled_start(cross, tmp_path / "bundled")

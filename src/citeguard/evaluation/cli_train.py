@@ -16,6 +16,7 @@ import argparse
 import dataclasses
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -303,7 +304,12 @@ def add_interpolate_parser(subparsers: Any) -> argparse.ArgumentParser:
         "there and much of START's robustness elsewhere (WiSE-FT). The result has no "
         "thresholds: fit them with `citeguard calibrate` before use.",
     )
-    p.add_argument("start", metavar="START", help="the model the training started from")
+    p.add_argument(
+        "start",
+        metavar="START",
+        help="the model the training started from, or 'bundled': the bundled embedder a "
+        "bi-encoder was fine-tuned from (with TUNED's line)",
+    )
     p.add_argument("tuned", metavar="TUNED", help="the model it trained into")
     p.add_argument(
         "--weight",
@@ -319,12 +325,21 @@ def add_interpolate_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run_interpolate(args: argparse.Namespace) -> int:
     """Interpolate and say what was written."""
     from citeguard.errors import ModelUnavailableError
-    from citeguard.learned.interpolate import interpolate_models
+    from citeguard.learned.interpolate import (
+        BUNDLED_START,
+        interpolate_models,
+        write_bundled_start,
+    )
 
     try:
-        written = interpolate_models(
-            Path(args.start), Path(args.tuned), args.weight, Path(args.out)
-        )
+        with tempfile.TemporaryDirectory() as scratch:
+            start = Path(args.start)
+            if args.start == BUNDLED_START:
+                start = Path(scratch) / BUNDLED_START
+                write_bundled_start(Path(args.tuned), start)
+            written = interpolate_models(
+                start, Path(args.tuned), args.weight, Path(args.out), start_name=args.start
+            )
     except (ModelUnavailableError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

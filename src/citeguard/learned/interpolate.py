@@ -7,6 +7,8 @@ started from keeps much of the gain where it was trained and much of the robustn
 start elsewhere (WiSE-FT: Wortsman et al., "Robust fine-tuning of zero-shot models", CVPR
 2022). ``citeguard interpolate START TUNED --weight W --out DIR`` writes the result as a
 saved model, without thresholds: calibrate it (``citeguard calibrate``) before use.
+``START`` may be ``bundled``: the bundled embedder a bi-encoder was fine-tuned from, with the
+tuned model's line (:func:`write_bundled_start`).
 """
 
 from __future__ import annotations
@@ -21,10 +23,55 @@ LINE_PARAMETERS = ("scale", "bias")
 """A bi-encoder's cosine-to-probability line, interpolated like the weights."""
 KEPT_FIELDS = ("architecture", "base_model", "max_length", "kind")
 """What the interpolated model keeps of ``tuned``'s description (the two must agree)."""
+BUNDLED_START = "bundled"
+"""``START`` naming the bundled embedder a bi-encoder started from instead of a folder."""
 
 
-def interpolate_models(start: Path, tuned: Path, weight: float, out: Path) -> dict[str, Any]:
+def write_bundled_start(tuned: Path, out: Path) -> dict[str, Any]:
+    """Write the bundled embedder that the bi-encoder in ``tuned`` was fine-tuned from as a
+    saved model in ``out``, with ``tuned``'s line, so it can be interpolated with it.
+
+    The line is ``tuned``'s because the bundled embedder has none (it was never trained to
+    give a probability); interpolating then moves only the encoder's weights.
+
+    Raises:
+        ModelUnavailableError: ``tuned`` holds no saved bi-encoder.
+    """
+    from safetensors.torch import save_file
+
+    from citeguard.learned.bi_encoder import (
+        ARCHITECTURE,
+        EMBEDDINGS_PREFIX,
+        base_embedder,
+        transformer_of,
+    )
+
+    description = read_description(tuned)
+    if description.get("architecture") != ARCHITECTURE:
+        raise ModelUnavailableError(
+            f"{tuned} is a {description.get('architecture')!r}: only a bi-encoder starts "
+            "from the bundled embedder"
+        )
+    embedder = base_embedder(str(description["base_model"]), int(description["max_length"]))
+    tensors = {
+        name: tensor.detach().half().contiguous()
+        for name, tensor in transformer_of(embedder).state_dict().items()
+        if not name.startswith(EMBEDDINGS_PREFIX)
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(out / WEIGHTS_FILE))
+    start = {field: description[field] for field in KEPT_FIELDS if field in description}
+    start.update({name: description[name] for name in LINE_PARAMETERS if name in description})
+    return write_description(out, start)
+
+
+def interpolate_models(
+    start: Path, tuned: Path, weight: float, out: Path, start_name: str | None = None
+) -> dict[str, Any]:
     """Write ``(1 - weight) * start + weight * tuned`` to ``out`` as a saved model.
+
+    ``start_name`` is what the description records as the start (default: its folder), for
+    a start written to a scratch folder (:data:`BUNDLED_START`).
 
     Returns:
         The written ``model.json`` (no thresholds: fit them with ``citeguard calibrate``).
@@ -60,7 +107,7 @@ def interpolate_models(start: Path, tuned: Path, weight: float, out: Path) -> di
         if name in first and name in second:
             description[name] = (1.0 - weight) * float(first[name]) + weight * float(second[name])
     description["interpolated"] = {
-        "start": str(start),
+        "start": start_name or str(start),
         "start_sha256": first.get("weights_sha256"),
         "tuned": str(tuned),
         "tuned_sha256": second.get("weights_sha256"),
