@@ -47,23 +47,15 @@ WRITER_PROMPT = (
 
 def hypothetical_answers(questions: list[str]) -> dict[str, str]:
     """The local model's one-sentence answer to each distinct question, written blind."""
-    from llama_cpp import Llama
+    from langchain_core.messages import HumanMessage, SystemMessage
 
-    from citeguard.llm.weights import resolve_gguf_path
+    from citeguard.llm.providers import local_chat_model
 
-    model = Llama(str(resolve_gguf_path()), n_ctx=1024, n_threads=2, verbose=False)
+    model = local_chat_model(max_tokens=48)
     written: dict[str, str] = {}
     for question in dict.fromkeys(questions):
-        reply: Any = model.create_chat_completion(
-            [
-                {"role": "system", "content": WRITER_PROMPT},
-                {"role": "user", "content": question},
-            ],
-            max_tokens=48,
-            temperature=0.0,
-        )
-        text = str(reply["choices"][0]["message"]["content"] or "").strip()
-        written[question] = text.split("\n")[0]
+        reply = model.invoke([SystemMessage(WRITER_PROMPT), HumanMessage(question)])
+        written[question] = str(reply.content).strip().split("\n")[0]
     return written
 
 

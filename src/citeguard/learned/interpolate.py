@@ -37,14 +37,9 @@ def write_bundled_start(tuned: Path, out: Path) -> dict[str, Any]:
     Raises:
         ModelUnavailableError: ``tuned`` holds no saved bi-encoder.
     """
-    from safetensors.torch import save_file
+    import torch
 
-    from citeguard.learned.bi_encoder import (
-        ARCHITECTURE,
-        EMBEDDINGS_PREFIX,
-        base_embedder,
-        transformer_of,
-    )
+    from citeguard.learned.bi_encoder import ARCHITECTURE, TrainableBiEncoder
 
     description = read_description(tuned)
     if description.get("architecture") != ARCHITECTURE:
@@ -52,17 +47,12 @@ def write_bundled_start(tuned: Path, out: Path) -> dict[str, Any]:
             f"{tuned} is a {description.get('architecture')!r}: only a bi-encoder starts "
             "from the bundled embedder"
         )
-    embedder = base_embedder(str(description["base_model"]), int(description["max_length"]))
-    tensors = {
-        name: tensor.detach().half().contiguous()
-        for name, tensor in transformer_of(embedder).state_dict().items()
-        if not name.startswith(EMBEDDINGS_PREFIX)
-    }
-    out.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(out / WEIGHTS_FILE))
-    start = {field: description[field] for field in KEPT_FIELDS if field in description}
-    start.update({name: description[name] for name in LINE_PARAMETERS if name in description})
-    return write_description(out, start)
+    base_model, max_length = str(description["base_model"]), int(description["max_length"])
+    bundled = TrainableBiEncoder(base_model, max_length)
+    with torch.no_grad():
+        for name in LINE_PARAMETERS:
+            getattr(bundled, name).fill_(float(description[name]))
+    return bundled.save(out, base_model, max_length, {"kind": description.get("kind")})
 
 
 def interpolate_models(
