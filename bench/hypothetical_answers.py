@@ -23,19 +23,16 @@ Writes ``--out`` (default bench/results/hypothetical_answers.json).
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from bench_output import write_result
+from judged_quotes import quote_bench_parser, read_judged_quotes
 
-from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.learned.bi_encoder import base_embedder
-from citeguard.learned.shipped import shipped_model
 
 OUT = Path("bench/results/hypothetical_answers.json")
 WRITER_PROMPT = (
@@ -60,21 +57,10 @@ def hypothetical_answers(questions: list[str]) -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path, help="the dataset the calibration asked")
-    parser.add_argument("--calibration", type=Path, required=True, help="a calibrate --out")
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser = quote_bench_parser(__doc__, OUT)
     args = parser.parse_args(argv)
-
-    calibration = json.loads((args.calibration / "calibration.json").read_text())
-    judged = calibration.get("judged_quotes") or []
-    if not judged:
-        parser.error("that calibration judged no quotes (--no-judge-quotes)")
-    scorer = shipped_model("scorer")
-    if scorer is None:
-        parser.error("the shipped scorer could not be loaded")
-    asked = {q.id: q.question for q in load_questions(args.dataset, unique_ids=False)}
-    questions = [asked[q["id"]] for q in judged]
+    read = read_judged_quotes(parser, args.dataset, args.calibration)
+    judged, questions, scorer = read.quotes, read.questions, read.scorer
     quotes = [str(q["quote"]) for q in judged]
     written = hypothetical_answers(questions)
     hypotheses = [written[q] for q in questions]

@@ -28,8 +28,6 @@ puts above it. Three judge calls a quote: about 25 min on 2 cores for 264 quotes
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 from collections.abc import Callable
@@ -37,13 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
+from judged_quotes import quote_bench_parser, read_judged_quotes
 
-from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.evaluation.question_thresholds import CalibrationSettings, QuestionScore
 from citeguard.evaluation.quote_thresholds import JudgedQuote, passage_answer_summary
 from citeguard.learned.evidence import best_passage_score
-from citeguard.learned.shipped import shipped_model
 from citeguard.llm.judge import JUDGE_SYSTEM_PROMPT, relevance_messages
 from citeguard.text.questions import is_yes_no_question
 
@@ -98,26 +95,16 @@ def with_examples(question: str, evidence: str) -> list[dict[str, str]]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path, help="the dataset the calibration asked")
-    parser.add_argument("--calibration", type=Path, required=True, help="a calibrate --out")
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser = quote_bench_parser(__doc__, OUT)
     args = parser.parse_args(argv)
-
-    calibration = json.loads((args.calibration / "calibration.json").read_text())
-    judged = calibration.get("judged_quotes") or []
-    if not judged:
-        parser.error("that calibration judged no quotes (--no-judge-quotes)")
-    scorer = shipped_model("scorer")
-    if scorer is None:
-        parser.error("the shipped scorer could not be loaded")
+    read = read_judged_quotes(parser, args.dataset, args.calibration)
+    calibration, judged, scorer = read.calibration, read.quotes, read.scorer
     from citeguard.llm.judge import local_judge
 
     judge = local_judge()
-    asked = {q.id: q.question for q in load_questions(args.dataset, unique_ids=False)}
     rows: list[dict[str, Any]] = []
-    for n, quote in enumerate(judged, start=1):
-        question, text = asked[quote["id"]], str(quote["quote"])
+    for n, (quote, question) in enumerate(zip(judged, read.questions, strict=True), start=1):
+        text = str(quote["quote"])
         rows.append(
             {
                 "question": question,

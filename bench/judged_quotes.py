@@ -1,0 +1,62 @@
+"""What the benches that re-read a calibration's judged quotes share.
+
+``citeguard calibrate`` judges the passage answer of every held-out question over the refusal
+floor and keeps each quote, its labels and its relevance in ``calibration.json``
+(``judged_quotes``). Benches that read those quotes again take the same arguments and need
+the same things: the calibration, its quotes, each quote's question text, and the shipped
+scorer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from citeguard.evaluation.dataset import load_questions
+from citeguard.learned.evidence import PairScorer
+from citeguard.learned.shipped import shipped_model
+
+
+@dataclass
+class JudgedQuotes:
+    """A calibration's judged quotes, ready to be read again."""
+
+    calibration: dict[str, Any]
+    quotes: list[dict[str, Any]]
+    questions: list[str]
+    """The question of each quote, in order."""
+    scorer: PairScorer
+
+
+def quote_bench_parser(doc: str, out: Path) -> argparse.ArgumentParser:
+    """The arguments of such a bench: DATASET, ``--calibration`` and ``--out`` (default
+    ``out``); ``doc`` is the bench's module docstring."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("dataset", type=Path, help="the dataset the calibration asked")
+    parser.add_argument("--calibration", type=Path, required=True, help="a calibrate --out")
+    parser.add_argument("--out", type=Path, default=out)
+    return parser
+
+
+def read_judged_quotes(
+    parser: argparse.ArgumentParser, dataset: Path, calibration_dir: Path
+) -> JudgedQuotes:
+    """The judged quotes of the calibration in ``calibration_dir``, with their questions
+    from ``dataset`` and the shipped scorer; a usage error through ``parser`` when the
+    folder holds no calibration, it judged no quotes, or the scorer does not load."""
+    path = calibration_dir / "calibration.json"
+    if not path.is_file():
+        parser.error(f"{path} not found: pass the --out folder of a citeguard calibrate run")
+    calibration = json.loads(path.read_text())
+    quotes = calibration.get("judged_quotes") or []
+    if not quotes:
+        parser.error("that calibration judged no quotes (--no-judge-quotes)")
+    scorer = shipped_model("scorer")
+    if scorer is None:
+        parser.error("the shipped scorer could not be loaded")
+    # cuad-train repeats some ids, always for the same question text.
+    asked = {q.id: q.question for q in load_questions(dataset, unique_ids=False)}
+    return JudgedQuotes(calibration, quotes, [asked[q["id"]] for q in quotes], scorer)
