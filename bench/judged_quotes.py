@@ -2,20 +2,25 @@
 
 ``citeguard calibrate`` judges the passage answer of every held-out question over the refusal
 floor and keeps each quote, its labels and its relevance in ``calibration.json``
-(``judged_quotes``). Benches that read those quotes again take the same arguments and need
-the same things: the calibration, its quotes, each quote's question text, and the shipped
-scorer.
+(``judged_quotes``). Benches that read those quotes again take the same arguments, need
+the same things (the calibration, its quotes, each quote's question text, the shipped
+scorer) and refit the passage answer thresholds from other relevance scores the same way.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from citeguard.evaluation.dataset import load_questions
+from citeguard.evaluation.pair_metrics import auroc
+from citeguard.evaluation.question_thresholds import CalibrationSettings, QuestionScore
+from citeguard.evaluation.quote_thresholds import JudgedQuote, passage_answer_summary
 from citeguard.learned.evidence import PairScorer
 from citeguard.learned.shipped import shipped_model
 
@@ -54,9 +59,44 @@ def read_judged_quotes(
     quotes = calibration.get("judged_quotes") or []
     if not quotes:
         parser.error("that calibration judged no quotes (--no-judge-quotes)")
-    scorer = shipped_model("scorer")
-    if scorer is None:
-        parser.error("the shipped scorer could not be loaded")
+    scorer = shipped_scorer(parser)
     # cuad-train repeats some ids, always for the same question text.
     asked = {q.id: q.question for q in load_questions(dataset, unique_ids=False)}
     return JudgedQuotes(calibration, quotes, [asked[q["id"]] for q in quotes], scorer)
+
+
+def shipped_scorer(parser: argparse.ArgumentParser) -> PairScorer:
+    """The shipped evidence scorer; a usage error through ``parser`` when it does not load."""
+    scorer = shipped_model("scorer")
+    if scorer is None:
+        parser.error("the shipped scorer could not be loaded")
+    return scorer
+
+
+def stored(kind: type, record: dict[str, Any]) -> Any:
+    """A dataclass rebuilt from its JSON record (fields added since ignored)."""
+    names = {f.name for f in dataclasses.fields(kind)}
+    return kind(**{k: v for k, v in record.items() if k in names})
+
+
+def refit(calibration: dict[str, Any], relevance: Sequence[float]) -> dict[str, Any]:
+    """The passage answer thresholds fitted again by ``citeguard calibrate``'s rules and
+    settings with ``relevance`` (one score per judged quote, in order) as the check, what
+    they deliver, and the scores' AUROC, good quotes (an answerable question whose best
+    passage holds gold) against the rest."""
+    rows = [stored(QuestionScore, r) for r in calibration["rows"]]
+    judged = [stored(JudgedQuote, q) for q in calibration["judged_quotes"]]
+    rescored = [dataclasses.replace(q, relevance=r) for q, r in zip(judged, relevance, strict=True)]
+    good = [int(q.answerable and q.best_passage_answers) for q in judged]
+    fitted = passage_answer_summary(
+        rows,
+        rescored,
+        calibration["threshold"],
+        stored(CalibrationSettings, calibration["settings"]),
+    )
+    return {
+        "auroc": auroc(list(relevance), good),
+        "passage_answer_threshold": fitted["passage_answer_threshold"],
+        "weak_passage_relevance_threshold": fitted["weak_passage_relevance_threshold"],
+        "delivered": fitted["passage_answers"]["with_weak_passages"],
+    }

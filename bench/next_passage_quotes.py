@@ -23,19 +23,18 @@ bench/results/next_passage_quotes.json).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
+from judged_quotes import quote_bench_parser, shipped_scorer
 
 from citeguard.evaluation.calibrate_scorer import question_sources, validation_questions
 from citeguard.evaluation.question_thresholds import CalibrationSettings, passage_holds_gold
 from citeguard.evaluation.train_pairs import PairSettings
 from citeguard.generate.passage_answer import scored_passage_answer
 from citeguard.learned.evidence import averaged_relevance, best_passages
-from citeguard.learned.shipped import shipped_model
 from citeguard.text.citations import strip_citations
 
 OUT = Path("bench/results/next_passage_quotes.json")
@@ -69,19 +68,14 @@ def delivered_counts(rows: list[dict[str, Any]], later_minimum: float | None) ->
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path, help="the dataset the calibration asked")
-    parser.add_argument("--calibration", type=Path, required=True, help="a calibrate --out")
+    parser = quote_bench_parser(__doc__, OUT)
     parser.add_argument("--max-questions", type=int, default=600)
-    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
 
     from citeguard.index.search import load_index
     from citeguard.llm.judge import local_judge
 
-    scorer = shipped_model("scorer")
-    if scorer is None:
-        parser.error("the shipped scorer could not be loaded")
+    scorer = shipped_scorer(parser)
     judge = local_judge()
     relevance = averaged_relevance(judge.answers_question_probability, scorer)
     settings = CalibrationSettings(max_questions=args.max_questions)

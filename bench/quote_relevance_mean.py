@@ -21,51 +21,20 @@ bench/results/quote_relevance_mean.json).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
+from judged_quotes import refit, stored
 
 from citeguard.evaluation.dataset import load_questions
-from citeguard.evaluation.pair_metrics import auroc
-from citeguard.evaluation.question_thresholds import CalibrationSettings, QuestionScore
-from citeguard.evaluation.quote_thresholds import JudgedQuote, passage_answer_summary
+from citeguard.evaluation.quote_thresholds import JudgedQuote
 from citeguard.learned.evidence import best_passage_score
 from citeguard.learned.shipped import load_pair_model
 
 OUT = Path("bench/results/quote_relevance_mean.json")
-
-
-def stored(kind: type, record: dict[str, Any]) -> Any:
-    """A dataclass rebuilt from its JSON record (fields added since ignored)."""
-    names = {f.name for f in dataclasses.fields(kind)}
-    return kind(**{k: v for k, v in record.items() if k in names})
-
-
-def refit(
-    rows: list[QuestionScore],
-    judged: list[JudgedQuote],
-    relevance: list[float],
-    calibration: dict[str, Any],
-) -> dict[str, Any]:
-    """The passage answer thresholds, and what they deliver, with ``relevance`` as the check."""
-    rescored = [dataclasses.replace(q, relevance=r) for q, r in zip(judged, relevance, strict=True)]
-    good = [int(q.answerable and q.best_passage_answers) for q in judged]
-    fitted = passage_answer_summary(
-        rows,
-        rescored,
-        calibration["threshold"],
-        stored(CalibrationSettings, calibration["settings"]),
-    )
-    return {
-        "auroc": auroc(relevance, good),
-        "passage_answer_threshold": fitted["passage_answer_threshold"],
-        "weak_passage_relevance_threshold": fitted["weak_passage_relevance_threshold"],
-        "delivered": fitted["passage_answers"]["with_weak_passages"],
-    }
 
 
 def main(argv: list[str]) -> int:
@@ -87,7 +56,6 @@ def main(argv: list[str]) -> int:
     if calibration["settings"].get("passage_relevance_with_scorer"):
         parser.error("that calibration judged its quotes with a mean already")
     asked = {q.id: q.question for q in load_questions(args.dataset, unique_ids=False)}
-    rows = [stored(QuestionScore, r) for r in calibration["rows"]]
     judged = [stored(JudgedQuote, q) for q in calibration["judged_quotes"]]
     if not judged:
         parser.error("that calibration judged no quotes (--no-judge-quotes)")
@@ -96,14 +64,14 @@ def main(argv: list[str]) -> int:
         "command": "python bench/quote_relevance_mean.py " + " ".join(argv),
         "quotes": len(judged),
         "good": sum(q.answerable and q.best_passage_answers for q in judged),
-        "local model": refit(rows, judged, local, calibration),
+        "local model": refit(calibration, local),
     }
     for folder in args.model:
         scorer = load_pair_model(folder)
         scored = [best_passage_score(scorer, asked[q.id], q.quote) for q in judged]
         mean = [(a + b) / 2 for a, b in zip(local, scored, strict=True)]
-        result[str(folder)] = refit(rows, judged, scored, calibration)
-        result[f"mean with {folder}"] = refit(rows, judged, mean, calibration)
+        result[str(folder)] = refit(calibration, scored)
+        result[f"mean with {folder}"] = refit(calibration, mean)
     write_result(args.out, result)
     return 0
 

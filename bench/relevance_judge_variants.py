@@ -35,11 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from judged_quotes import quote_bench_parser, read_judged_quotes
+from judged_quotes import quote_bench_parser, read_judged_quotes, refit
 
 from citeguard.evaluation.pair_metrics import auroc
-from citeguard.evaluation.question_thresholds import CalibrationSettings, QuestionScore
-from citeguard.evaluation.quote_thresholds import JudgedQuote, passage_answer_summary
 from citeguard.learned.evidence import best_passage_score
 from citeguard.llm.judge import JUDGE_SYSTEM_PROMPT, relevance_messages
 from citeguard.text.questions import is_yes_no_question
@@ -149,23 +147,6 @@ def main(argv: list[str]) -> int:
             for name, kept in groups.items()
         }
 
-    questions = [QuestionScore(**r) for r in calibration["rows"]]
-    fields = ("id", "answerable", "best_score", "best_passage_answers", "quote")
-
-    def fitted(score: Callable[[dict[str, Any]], float]) -> dict[str, Any]:
-        quotes = [
-            JudgedQuote(**{f: q[f] for f in fields}, relevance=score(r))
-            for q, r in zip(judged, rows, strict=True)
-        ]
-        summary = passage_answer_summary(
-            questions, quotes, calibration["threshold"], CalibrationSettings()
-        )
-        return {
-            "passage_answer_threshold": summary["passage_answer_threshold"],
-            "weak_passage_relevance_threshold": summary["weak_passage_relevance_threshold"],
-            "delivered": summary["passage_answers"]["with_weak_passages"],
-        }
-
     result: dict[str, Any] = {
         "command": "python bench/relevance_judge_variants.py " + " ".join(argv),
         "calibration": calibration.get("command"),
@@ -173,7 +154,9 @@ def main(argv: list[str]) -> int:
         "good": sum(r["good"] for r in rows),
         "quotes_per_group": {name: sum(kept) for name, kept in groups.items()},
         "auroc": {name: separation(score) for name, score in {**readings, **means}.items()},
-        "fitted": {name: fitted(score) for name, score in means.items()},
+        "fitted": {
+            name: refit(calibration, [score(r) for r in rows]) for name, score in means.items()
+        },
         "rows": rows,
     }
     write_result(args.out, result)

@@ -33,11 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
+from judged_quotes import refit
 
 from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.pair_metrics import auroc
-from citeguard.evaluation.question_thresholds import CalibrationSettings, QuestionScore
-from citeguard.evaluation.quote_thresholds import JudgedQuote, passage_answer_summary
 from citeguard.llm.judge import RELEVANCE_QUESTION, local_judge
 from citeguard.text.questions import is_yes_no_question
 
@@ -103,22 +102,13 @@ def main(argv: list[str]) -> int:
                 )
         print(f"{q['n'] + 1}/{len(quotes)}", file=sys.stderr, flush=True)
 
-    rows = [QuestionScore(**r) for r in calibration["rows"]]
-    fields = ("id", "answerable", "best_score", "best_passage_answers", "quote")
     wordings: dict[str, Any] = {}
     for name, wording in WORDINGS.items():
-        judged = [
-            JudgedQuote(**{f: q[f] for f in fields}, relevance=scores[name][q["n"]]) for q in quotes
-        ]
-        fitted = passage_answer_summary(
-            rows, judged, calibration["threshold"], CalibrationSettings()
-        )
+        fitted = refit(calibration, [scores[name][q["n"]] for q in quotes])
         wordings[name] = {
             "wording": wording,
             **{group: separation(qs, scores[name]) for group, qs in groups.items()},
-            "passage_answer_threshold": fitted["passage_answer_threshold"],
-            "weak_passage_relevance_threshold": fitted["weak_passage_relevance_threshold"],
-            "delivered": fitted["passage_answers"]["with_weak_passages"],
+            **{key: value for key, value in fitted.items() if key != "auroc"},
         }
     result = {
         "command": "python bench/relevance_prompts.py " + " ".join(argv),
