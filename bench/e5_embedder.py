@@ -121,7 +121,7 @@ def quotes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[st
         float(e5.embed_query(question) @ e5.embed_documents([str(quote["quote"])])[0])
         for quote, question in zip(read.quotes, read.questions, strict=True)
     ]
-    good = [int(bool(q["answerable"]) and bool(q["best_passage_answers"])) for q in read.quotes]
+    good = read.good
     recorded = [float(q["relevance"]) for q in read.quotes]
     low, high = min(cosines), max(cosines)
     scaled = [(c - low) / (high - low) if high > low else 0.5 for c in cosines]

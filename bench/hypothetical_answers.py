@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 from bench_output import write_result
-from judged_quotes import quote_bench_parser, read_judged_quotes
+from judged_quotes import is_good, quote_bench_parser, read_judged_quotes
 
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.learned.bi_encoder import base_embedder
@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
             float(p) for p in scorer.scores(list(zip(hypotheses, quotes, strict=True)))
         ],
     }
-    good = [int(bool(q["answerable"]) and bool(q["best_passage_answers"])) for q in judged]
+    good = [int(is_good(q)) for q in judged]
     result: dict[str, Any] = {
         "command": "python bench/hypothetical_answers.py " + " ".join(argv),
         "quotes": len(judged),
@@ -93,10 +93,10 @@ def main(argv: list[str]) -> int:
                 "question": question,
                 "hypothetical_answer": hypothesis,
                 "quote": quote,
-                "good": bool(is_good),
+                "good": bool(good_quote),
                 **{name: values[i] for name, values in signals.items()},
             }
-            for i, (question, hypothesis, quote, is_good) in enumerate(
+            for i, (question, hypothesis, quote, good_quote) in enumerate(
                 zip(questions, hypotheses, quotes, good, strict=True)
             )
         ],

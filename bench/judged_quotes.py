@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,20 @@ from citeguard.evaluation.question_thresholds import CalibrationSettings, Questi
 from citeguard.evaluation.quote_thresholds import JudgedQuote, passage_answer_summary
 from citeguard.learned.evidence import PairScorer
 from citeguard.learned.shipped import shipped_model
+from citeguard.text.questions import is_yes_no_question
+
+CONTENT_FREE = "N/A"
+"""The content-free text a reading is also taken with, to measure its bias alone."""
+
+
+def is_good(quote: dict[str, Any]) -> bool:
+    """A good quote: its question is answerable and its best passage holds gold."""
+    return bool(quote["answerable"]) and bool(quote["best_passage_answers"])
+
+
+def sigmoid(x: float) -> float:
+    """The logistic function, mapping a log-odds to a probability."""
+    return 1.0 / (1.0 + math.exp(-x))
 
 
 @dataclass
@@ -34,6 +49,33 @@ class JudgedQuotes:
     questions: list[str]
     """The question of each quote, in order."""
     scorer: PairScorer
+
+    @property
+    def good(self) -> list[int]:
+        """1 for each good quote (:func:`is_good`), else 0, in order."""
+        return [int(is_good(q)) for q in self.quotes]
+
+    def groups(self) -> dict[str, list[bool]]:
+        """Which quotes each AUROC is also reported over: all of them, those of yes/no
+        questions, and those of passages under the scorer's answer threshold."""
+        weak_below = self.calibration["threshold"]
+        return {
+            "all": [True] * len(self.quotes),
+            "yes_no": [is_yes_no_question(q) for q in self.questions],
+            "under_answer_threshold": [q["best_score"] < weak_below for q in self.quotes],
+        }
+
+    def auroc_by_group(self, scores: Sequence[float]) -> dict[str, float | None]:
+        """AUROC of ``scores`` (one per quote, in order), good quotes against the rest,
+        over each of :meth:`groups`."""
+        good = self.good
+        return {
+            name: auroc(
+                [s for s, keep in zip(scores, kept, strict=True) if keep],
+                [g for g, keep in zip(good, kept, strict=True) if keep],
+            )
+            for name, kept in self.groups().items()
+        }
 
 
 def quote_bench_parser(doc: str, out: Path) -> argparse.ArgumentParser:

@@ -36,15 +36,19 @@ from typing import Any
 
 import numpy as np
 from bench_output import write_result
-from judged_quotes import quote_bench_parser, read_judged_quotes, refit
+from judged_quotes import (
+    CONTENT_FREE,
+    is_good,
+    quote_bench_parser,
+    read_judged_quotes,
+    refit,
+    sigmoid,
+)
 
-from citeguard.evaluation.pair_metrics import auroc
 from citeguard.learned.evidence import best_passage_score
 from citeguard.llm.local_llama import LocalLlama, load_local_llama
-from citeguard.text.questions import is_yes_no_question
 
 OUT = Path("bench/results/question_likelihood.json")
-CONTENT_FREE = "N/A"
 QUESTION_WRITER = (
     "You read a passage of a document and write the question a reader would ask "
     "that the passage answers."
@@ -92,10 +96,6 @@ def quote_given(model: LocalLlama, question: str, passage: str) -> float:
     return mean_token_logprob(model, messages, passage)
 
 
-def sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x))
-
-
 def fitted_logistic(values: list[float], good: list[int]) -> tuple[float, float]:
     """The (slope, offset) of the grid whose logistic of ``values`` best predicts ``good``."""
 
@@ -128,8 +128,7 @@ def main(argv: list[str]) -> int:
             {
                 "question": question,
                 "quote": text,
-                "good": bool(quote["answerable"]) and bool(quote["best_passage_answers"]),
-                "weak": quote["best_score"] < calibration["threshold"],
+                "good": is_good(quote),
                 "recorded": quote["relevance"],
                 "scorer": scorer,
                 # The recorded check is the mean of the judge and the scorer.
@@ -142,7 +141,7 @@ def main(argv: list[str]) -> int:
         )
         print(f"{n}/{len(read.quotes)}", file=sys.stderr, flush=True)
 
-    good = [int(r["good"]) for r in rows]
+    good = read.good
     slope, offset = fitted_logistic([r["question given quote"] for r in rows], good)
 
     def three_way(r: dict[str, Any]) -> float:
@@ -161,21 +160,6 @@ def main(argv: list[str]) -> int:
         "recorded check (judge and scorer)": lambda r: r["recorded"],
         "judge, scorer and question given quote": three_way,
     }
-    groups = {
-        "all": [True] * len(rows),
-        "yes_no": [is_yes_no_question(r["question"]) for r in rows],
-        "under_answer_threshold": [bool(r["weak"]) for r in rows],
-    }
-
-    def separation(score: Callable[[dict[str, Any]], float]) -> dict[str, float | None]:
-        return {
-            name: auroc(
-                [score(r) for r, keep in zip(rows, kept, strict=True) if keep],
-                [g for g, keep in zip(good, kept, strict=True) if keep],
-            )
-            for name, kept in groups.items()
-        }
-
     write_result(
         args.out,
         {
@@ -183,7 +167,10 @@ def main(argv: list[str]) -> int:
             "calibration": calibration.get("command"),
             "quotes": len(rows),
             "good": sum(good),
-            "auroc": {name: separation(score) for name, score in readings.items()},
+            "auroc": {
+                name: read.auroc_by_group([score(r) for r in rows])
+                for name, score in readings.items()
+            },
             "logistic": {"slope": slope, "offset": offset},
             "fitted": {
                 "recorded check (judge and scorer)": refit(

@@ -35,16 +35,19 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from judged_quotes import quote_bench_parser, read_judged_quotes, refit
+from judged_quotes import (
+    CONTENT_FREE,
+    is_good,
+    quote_bench_parser,
+    read_judged_quotes,
+    refit,
+    sigmoid,
+)
 
-from citeguard.evaluation.pair_metrics import auroc
 from citeguard.learned.evidence import best_passage_score
 from citeguard.llm.judge import JUDGE_SYSTEM_PROMPT, relevance_messages
-from citeguard.text.questions import is_yes_no_question
 
 OUT = Path("bench/results/relevance_judge_variants.json")
-CONTENT_FREE = "N/A"
-"""The content-free evidence each question is also asked with."""
 EXAMPLES = (
     (
         "Tenant shall not assign this lease or sublet any part of the premises without "
@@ -78,11 +81,6 @@ def logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def sigmoid(x: float) -> float:
-    """The inverse of :func:`logit`."""
-    return 1.0 / (1.0 + math.exp(-x))
-
-
 def with_examples(question: str, evidence: str) -> list[dict[str, str]]:
     """The relevance prompt with :data:`EXAMPLES` as earlier turns."""
     messages = [{"role": "system", "content": JUDGE_SYSTEM_PROMPT}]
@@ -107,7 +105,7 @@ def main(argv: list[str]) -> int:
             {
                 "question": question,
                 "quote": text,
-                "good": bool(quote["answerable"]) and bool(quote["best_passage_answers"]),
+                "good": is_good(quote),
                 "scorer": best_passage_score(scorer, question, text),
                 "judge": judge.answers_question_probability(question, text),
                 "judge, content-free": judge.answers_question_probability(question, CONTENT_FREE),
@@ -131,28 +129,16 @@ def main(argv: list[str]) -> int:
         "calibrated judge and scorer": lambda r: (sigmoid(calibrated(r)) + r["scorer"]) / 2,
         "judge with examples and scorer": lambda r: (r["judge, worked examples"] + r["scorer"]) / 2,
     }
-    weak_below = calibration["threshold"]
-    groups = {
-        "all": [True] * len(rows),
-        "yes_no": [is_yes_no_question(r["question"]) for r in rows],
-        "under_answer_threshold": [q["best_score"] < weak_below for q in judged],
-    }
 
     def separation(score: Callable[[dict[str, Any]], float]) -> dict[str, float | None]:
-        return {
-            name: auroc(
-                [score(r) for r, keep in zip(rows, kept, strict=True) if keep],
-                [int(r["good"]) for r, keep in zip(rows, kept, strict=True) if keep],
-            )
-            for name, kept in groups.items()
-        }
+        return read.auroc_by_group([score(r) for r in rows])
 
     result: dict[str, Any] = {
         "command": "python bench/relevance_judge_variants.py " + " ".join(argv),
         "calibration": calibration.get("command"),
         "quotes": len(rows),
         "good": sum(r["good"] for r in rows),
-        "quotes_per_group": {name: sum(kept) for name, kept in groups.items()},
+        "quotes_per_group": {name: sum(kept) for name, kept in read.groups().items()},
         "auroc": {name: separation(score) for name, score in {**readings, **means}.items()},
         "fitted": {
             name: refit(calibration, [score(r) for r in rows]) for name, score in means.items()
