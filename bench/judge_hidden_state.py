@@ -1,0 +1,279 @@
+"""Does the local model know more about a quote than its Yes/No says?
+
+    python bench/judge_hidden_state.py ../shared/data/cuad-train --calibration evals/calibration
+
+A probe, not a feature (docs/results.md, "Tried and rejected"). The relevance check reads
+the 1.5B judge's P(Yes) to "Does the EVIDENCE answer the QUESTION?", which is one direction
+of the model's last hidden state. Linear probes on a language model's hidden states often
+separate true from false statements better than what the model says (Azaria and Mitchell,
+"The Internal State of an LLM Knows When It's Lying", 2023). For every quote a ``citeguard
+calibrate`` run judged (good: an answerable question whose best passage holds gold), this
+bench asks the judge's relevance question as the graph does and keeps the hidden state of
+the prompt's last token after each chosen layer (``--layers``; ``final`` is the normed
+output the next-token logits are read from). An L2 logistic probe on each layer is scored
+out of fold, its folds split by contract (``--folds``), so a quote is never scored by a
+probe trained on its own document.
+
+It reports the AUROC (all quotes, yes/no questions' quotes, quotes of passages under the
+scorer's answer threshold) of: the P(Yes) read here, the recorded check (the mean of the
+judge and the scorer, with ``--passage-relevance-with-scorer``), each layer's probe alone
+and in the mean with the scorer (as the check means the judge and the scorer); and, for the
+check and each mean, what a relevance minimum delivers at each step of ``MINIMUMS``: good
+quotes, quotes of unanswerable questions and wrong passages of answerable ones; and each
+probe's AUROC with 2, 5, 10 and 20 folds (trained on half to 95% of the quotes: would more
+quotes help?). The probe's probabilities follow the share of good quotes in its training folds, so minimums,
+not a refit at the check's 0.5, compare it with the check.
+
+The quote is read without the heading the graph puts above it (calibration does not keep
+the heading), so the P(Yes) here differs slightly from the recorded judge's. About 11 min on
+2 cores for 264 quotes.
+
+The layers are read through llama.cpp's graph callback (``cb_eval``), which the library
+never needs, so it is set up here rather than in ``citeguard.llm.llama_internals``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import random
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from bench_output import write_result
+from judged_quotes import is_good, quote_bench_parser, read_judged_quotes
+
+from citeguard.evaluation.dataset import load_questions
+from citeguard.evaluation.pair_metrics import auroc
+from citeguard.learned.evidence import best_passage_score
+from citeguard.llm.judge import LocalJudge, relevance_messages
+from citeguard.llm.llama_internals import import_llama_cpp
+from citeguard.llm.local_llama import DEFAULT_N_CTX, LocalLlama
+from citeguard.llm.weights import resolve_gguf_path
+
+OUT = Path("bench/results/judge_hidden_state.json")
+FINAL = "final"
+"""The normed last hidden state (llama.cpp's ``result_norm``), which the logits read."""
+N_EMBD = 1536
+"""The bundled Qwen2.5-1.5B's hidden width (checked once the model is loaded)."""
+LEARNING_CURVE_FOLDS = (2, 5, 10, 20)
+"""Fold counts each probe is also scored with: its training share is (k - 1) / k."""
+MINIMUMS = tuple(round(0.3 + 0.025 * i, 3) for i in range(15))
+"""Relevance minimums each reading is counted at (0.3 to 0.65)."""
+
+
+class LayerCapture:
+    """The hidden state of the last token of the latest evaluated batch, after each of
+    ``layers``, kept by a llama.cpp graph callback (install :attr:`callback` as the
+    context's ``cb_eval`` before the context is made)."""
+
+    def __init__(self, layers: Sequence[str], n_embd: int) -> None:
+        llama_cpp = import_llama_cpp()
+        lib = ctypes.CDLL(
+            os.path.join(os.path.dirname(llama_cpp.__file__), "lib", "libggml-base.so")
+        )
+        lib.ggml_get_name.restype = ctypes.c_char_p
+        lib.ggml_get_name.argtypes = [ctypes.c_void_p]
+        lib.ggml_nelements.restype = ctypes.c_int64
+        lib.ggml_nelements.argtypes = [ctypes.c_void_p]
+        lib.ggml_nbytes.restype = ctypes.c_size_t
+        lib.ggml_nbytes.argtypes = [ctypes.c_void_p]
+        lib.ggml_backend_tensor_get.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+            ctypes.c_size_t,
+            ctypes.c_size_t,
+        ]
+        self._lib = lib
+        self._n_embd = n_embd
+        self._names = {
+            (b"result_norm" if layer == FINAL else f"l_out-{layer}".encode()): layer
+            for layer in layers
+        }
+        self.rows: dict[str, np.ndarray] = {}
+        # Kept on the instance: llama.cpp holds only the C pointer.
+        self.callback = llama_cpp.llama_cpp.ggml_backend_sched_eval_callback(self._on_tensor)
+
+    def _on_tensor(self, tensor: int, ask: bool, _user_data: int) -> bool:
+        """Asked first whether a graph node's data is wanted, then handed that data."""
+        layer = self._names.get(self._lib.ggml_get_name(tensor))
+        if layer is None:
+            return not ask
+        if ask:
+            return True
+        count = self._lib.ggml_nelements(tensor)
+        if self._lib.ggml_nbytes(tensor) != count * 4:
+            raise RuntimeError(f"layer {layer}'s hidden state is not float32")
+        row = np.empty(self._n_embd, dtype=np.float32)
+        offset = (count - self._n_embd) * 4
+        self._lib.ggml_backend_tensor_get(tensor, row.ctypes.data, offset, self._n_embd * 4)
+        self.rows[layer] = row
+        return True
+
+
+@contextmanager
+def context_callback(callback: Any) -> Iterator[None]:
+    """Contexts made inside get ``callback`` as their ``cb_eval`` (``Llama`` has no
+    argument for it)."""
+    # ``Llama`` calls the function of the bindings module, not the package's re-export.
+    bindings = import_llama_cpp().llama_cpp
+    default = bindings.llama_context_default_params
+
+    def with_callback() -> Any:
+        params = default()
+        params.cb_eval = callback
+        return params
+
+    bindings.llama_context_default_params = with_callback
+    try:
+        yield
+    finally:
+        bindings.llama_context_default_params = default
+
+
+def probed_judge(layers: Sequence[str]) -> tuple[LocalJudge, LayerCapture]:
+    """The judge on its own copy of the local model, whose layers ``capture`` reads."""
+    llama_cpp = import_llama_cpp()
+    path = str(resolve_gguf_path())
+    threads = int(os.environ.get("CITEGUARD_LLAMA_THREADS", "2"))
+    capture = LayerCapture(layers, N_EMBD)
+    with context_callback(capture.callback):
+        llama = llama_cpp.Llama(
+            path, n_ctx=DEFAULT_N_CTX, n_threads=threads, n_threads_batch=threads, verbose=False
+        )
+    if llama.n_embd() != N_EMBD:
+        raise RuntimeError(f"expected a {N_EMBD}-wide model, found {llama.n_embd()}")
+    return LocalJudge(LocalLlama(llama)), capture
+
+
+def fit_logistic(features: np.ndarray, labels: np.ndarray, c: float) -> np.ndarray:
+    """Weights (bias last) of an L2 logistic regression, by Newton's method: the loss summed
+    over rows plus ||w||^2 / (2c), the bias not penalised."""
+    x = np.hstack([features, np.ones((len(features), 1))])
+    penalty = np.full(x.shape[1], 1.0 / c)
+    penalty[-1] = 0.0
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        gradient = x.T @ (p - labels) + penalty * w
+        hessian = (x.T * (p * (1 - p))) @ x + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-6:
+            break
+    return w
+
+
+def out_of_fold(
+    features: np.ndarray, labels: np.ndarray, folds: np.ndarray, c: float
+) -> np.ndarray:
+    """Each row's probe probability from a probe fitted on the other folds (standardised
+    with those folds' means and spreads)."""
+    scores = np.zeros(len(labels))
+    for fold in np.unique(folds):
+        train, test = folds != fold, folds == fold
+        mean, spread = features[train].mean(0), features[train].std(0) + 1e-6
+        w = fit_logistic((features[train] - mean) / spread, labels[train], c)
+        z = (features[test] - mean) / spread
+        scores[test] = 1.0 / (1.0 + np.exp(-(z @ w[:-1] + w[-1])))
+    return scores
+
+
+def contract_folds(documents: Sequence[str], folds: int, seed: int = 13) -> np.ndarray:
+    """A fold per quote: its document's, documents dealt to folds in a seeded order."""
+    names = sorted(set(documents))
+    random.Random(seed).shuffle(names)
+    fold_of = {name: i % folds for i, name in enumerate(names)}
+    return np.array([fold_of[d] for d in documents])
+
+
+def delivered(scores: Sequence[float], quotes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """At each of ``MINIMUMS``: good quotes kept, unanswerable questions' quotes kept and
+    wrong passages of answerable questions kept."""
+    out = []
+    for minimum in MINIMUMS:
+        kept = [q for s, q in zip(scores, quotes, strict=True) if s >= minimum]
+        out.append(
+            {
+                "minimum": minimum,
+                "good": sum(is_good(q) for q in kept),
+                "unanswerable": sum(not q["answerable"] for q in kept),
+                "wrong_passage": sum(q["answerable"] and not is_good(q) for q in kept),
+            }
+        )
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = quote_bench_parser(__doc__, OUT)
+    parser.add_argument("--layers", default="14,18,22,27," + FINAL, help="comma-separated")
+    parser.add_argument("--folds", type=int, default=10, help="contract folds of the probe")
+    parser.add_argument("--c", type=float, default=0.01, help="inverse L2 strength")
+    args = parser.parse_args(argv)
+    read = read_judged_quotes(parser, args.dataset, args.calibration)
+    if not read.calibration["settings"].get("passage_relevance_with_scorer"):
+        parser.error("calibrate that folder with --passage-relevance-with-scorer (the default)")
+    layers = [layer.strip() for layer in args.layers.split(",") if layer.strip()]
+    judge, capture = probed_judge(layers)
+    document_of = {q.id: q.doc for q in load_questions(args.dataset, unique_ids=False)}
+    p_yes: list[float] = []
+    states: dict[str, list[np.ndarray]] = {layer: [] for layer in layers}
+    scorer: list[float] = []
+    for n, (quote, question) in enumerate(zip(read.quotes, read.questions, strict=True), start=1):
+        text = str(quote["quote"])
+        capture.rows.clear()
+        p_yes.append(judge.yes_probability(relevance_messages(question, text)))
+        for layer in layers:
+            states[layer].append(capture.rows[layer].copy())
+        scorer.append(best_passage_score(read.scorer, question, text))
+        print(f"{n}/{len(read.quotes)}", file=sys.stderr, flush=True)
+    labels = np.array(read.good, dtype=float)
+    folds = contract_folds([str(document_of[q["id"]]) for q in read.quotes], args.folds)
+    check = [float(q["relevance"]) for q in read.quotes]
+    readings: dict[str, list[float]] = {
+        "P(Yes) read here": p_yes,
+        "scorer": scorer,
+        "recorded check (judge and scorer)": check,
+    }
+    documents = [str(document_of[q["id"]]) for q in read.quotes]
+    by_folds: dict[str, dict[int, float | None]] = {}
+    for layer in layers:
+        features = np.stack(states[layer])
+        # Fewer folds train each probe on fewer quotes: does more data help?
+        by_folds[layer] = {
+            k: auroc(
+                list(out_of_fold(features, labels, contract_folds(documents, k), args.c)), read.good
+            )
+            for k in LEARNING_CURVE_FOLDS
+        }
+        probe = out_of_fold(features, labels, folds, args.c)
+        readings[f"probe {layer}"] = [float(p) for p in probe]
+        readings[f"probe {layer} and scorer"] = [
+            (float(p) + s) / 2 for p, s in zip(probe, scorer, strict=True)
+        ]
+    write_result(
+        args.out,
+        {
+            "command": "python bench/judge_hidden_state.py " + " ".join(argv),
+            "calibration": read.calibration.get("command"),
+            "quotes": len(read.quotes),
+            "good": int(labels.sum()),
+            "documents": len({document_of[q["id"]] for q in read.quotes}),
+            "auroc": {name: read.auroc_by_group(s) for name, s in readings.items()},
+            "probe_auroc_by_folds": by_folds,
+            "delivered": {
+                name: delivered(s, read.quotes)
+                for name, s in readings.items()
+                if name == "recorded check (judge and scorer)" or name.endswith("and scorer")
+            },
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
