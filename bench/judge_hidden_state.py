@@ -21,8 +21,8 @@ and in the mean with the scorer (as the check means the judge and the scorer); a
 check and each mean, what a relevance minimum delivers at each step of ``MINIMUMS``: good
 quotes, quotes of unanswerable questions and wrong passages of answerable ones; and each
 probe's AUROC with 2, 5, 10 and 20 folds (trained on half to 95% of the quotes: would more
-quotes help?). The probe's probabilities follow the share of good quotes in its training folds, so minimums,
-not a refit at the check's 0.5, compare it with the check.
+quotes help?). The probe's probabilities follow the share of good quotes in its training
+folds, so minimums, not a refit at the check's 0.5, compare it with the check.
 
 The quote is read without the heading the graph puts above it (calibration does not keep
 the heading), so the P(Yes) here differs slightly from the recorded judge's. About 11 min on
