@@ -28,18 +28,16 @@ The quote is read without the heading the graph puts above it (calibration does 
 the heading), so the P(Yes) here differs slightly from the recorded judge's. About 11 min on
 2 cores for 264 quotes.
 
-The layers are read through llama.cpp's graph callback (``cb_eval``), which the library
-never needs, so it is set up here rather than in ``citeguard.llm.llama_internals``.
+The layers are read through llama.cpp's graph callback (``cb_eval``;
+``citeguard.llm.llama_internals.LastTokenStates``), on a copy of the model of its own.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import random
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,13 +49,16 @@ from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.learned.evidence import best_passage_score
 from citeguard.llm.judge import LocalJudge, relevance_messages
-from citeguard.llm.llama_internals import import_llama_cpp
+from citeguard.llm.llama_internals import (
+    FINAL_NORM,
+    LastTokenStates,
+    graph_callback,
+    import_llama_cpp,
+)
 from citeguard.llm.local_llama import DEFAULT_N_CTX, LocalLlama
 from citeguard.llm.weights import resolve_gguf_path
 
 OUT = Path("bench/results/judge_hidden_state.json")
-FINAL = "final"
-"""The normed last hidden state (llama.cpp's ``result_norm``), which the logits read."""
 N_EMBD = 1536
 """The bundled Qwen2.5-1.5B's hidden width (checked once the model is loaded)."""
 LEARNING_CURVE_FOLDS = (2, 5, 10, 20)
@@ -66,82 +67,13 @@ MINIMUMS = tuple(round(0.3 + 0.025 * i, 3) for i in range(15))
 """Relevance minimums each reading is counted at (0.3 to 0.65)."""
 
 
-class LayerCapture:
-    """The hidden state of the last token of the latest evaluated batch, after each of
-    ``layers``, kept by a llama.cpp graph callback (install :attr:`callback` as the
-    context's ``cb_eval`` before the context is made)."""
-
-    def __init__(self, layers: Sequence[str], n_embd: int) -> None:
-        llama_cpp = import_llama_cpp()
-        lib = ctypes.CDLL(
-            os.path.join(os.path.dirname(llama_cpp.__file__), "lib", "libggml-base.so")
-        )
-        lib.ggml_get_name.restype = ctypes.c_char_p
-        lib.ggml_get_name.argtypes = [ctypes.c_void_p]
-        lib.ggml_nelements.restype = ctypes.c_int64
-        lib.ggml_nelements.argtypes = [ctypes.c_void_p]
-        lib.ggml_nbytes.restype = ctypes.c_size_t
-        lib.ggml_nbytes.argtypes = [ctypes.c_void_p]
-        lib.ggml_backend_tensor_get.argtypes = [
-            ctypes.c_void_p,
-            ctypes.c_void_p,
-            ctypes.c_size_t,
-            ctypes.c_size_t,
-        ]
-        self._lib = lib
-        self._n_embd = n_embd
-        self._names = {
-            (b"result_norm" if layer == FINAL else f"l_out-{layer}".encode()): layer
-            for layer in layers
-        }
-        self.rows: dict[str, np.ndarray] = {}
-        # Kept on the instance: llama.cpp holds only the C pointer.
-        self.callback = llama_cpp.llama_cpp.ggml_backend_sched_eval_callback(self._on_tensor)
-
-    def _on_tensor(self, tensor: int, ask: bool, _user_data: int) -> bool:
-        """Asked first whether a graph node's data is wanted, then handed that data."""
-        layer = self._names.get(self._lib.ggml_get_name(tensor))
-        if layer is None:
-            return not ask
-        if ask:
-            return True
-        count = self._lib.ggml_nelements(tensor)
-        if self._lib.ggml_nbytes(tensor) != count * 4:
-            raise RuntimeError(f"layer {layer}'s hidden state is not float32")
-        row = np.empty(self._n_embd, dtype=np.float32)
-        offset = (count - self._n_embd) * 4
-        self._lib.ggml_backend_tensor_get(tensor, row.ctypes.data, offset, self._n_embd * 4)
-        self.rows[layer] = row
-        return True
-
-
-@contextmanager
-def context_callback(callback: Any) -> Iterator[None]:
-    """Contexts made inside get ``callback`` as their ``cb_eval`` (``Llama`` has no
-    argument for it)."""
-    # ``Llama`` calls the function of the bindings module, not the package's re-export.
-    bindings = import_llama_cpp().llama_cpp
-    default = bindings.llama_context_default_params
-
-    def with_callback() -> Any:
-        params = default()
-        params.cb_eval = callback
-        return params
-
-    bindings.llama_context_default_params = with_callback
-    try:
-        yield
-    finally:
-        bindings.llama_context_default_params = default
-
-
-def probed_judge(layers: Sequence[str]) -> tuple[LocalJudge, LayerCapture]:
+def probed_judge(layers: Sequence[str]) -> tuple[LocalJudge, LastTokenStates]:
     """The judge on its own copy of the local model, whose layers ``capture`` reads."""
     llama_cpp = import_llama_cpp()
     path = str(resolve_gguf_path())
     threads = int(os.environ.get("CITEGUARD_LLAMA_THREADS", "2"))
-    capture = LayerCapture(layers, N_EMBD)
-    with context_callback(capture.callback):
+    capture = LastTokenStates(layers, N_EMBD)
+    with graph_callback(capture.callback):
         llama = llama_cpp.Llama(
             path, n_ctx=DEFAULT_N_CTX, n_threads=threads, n_threads_batch=threads, verbose=False
         )
@@ -210,7 +142,7 @@ def delivered(scores: Sequence[float], quotes: Sequence[dict[str, Any]]) -> list
 
 def main(argv: list[str]) -> int:
     parser = quote_bench_parser(__doc__, OUT)
-    parser.add_argument("--layers", default="14,18,22,27," + FINAL, help="comma-separated")
+    parser.add_argument("--layers", default="14,18,22,27," + FINAL_NORM, help="comma-separated")
     parser.add_argument("--folds", type=int, default=10, help="contract folds of the probe")
     parser.add_argument("--c", type=float, default=0.01, help="inverse L2 strength")
     args = parser.parse_args(argv)

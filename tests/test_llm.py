@@ -629,3 +629,31 @@ def test_relevance_prompt_repeats_the_judge_prompt_up_to_the_end_of_the_evidence
     assert relevance[1]["content"].endswith(
         "Does the EVIDENCE answer the QUESTION? Answer Yes or No."
     )
+
+
+def test_hidden_states_of_chosen_layers_are_read_through_the_graph_callback() -> None:
+    llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    try:
+        width = load_local_llama().llama.n_embd()
+    except ModelUnavailableError as exc:
+        pytest.skip(f"local model weights are not installed: {exc}")
+    states = llama_internals.LastTokenStates(["3", llama_internals.FINAL_NORM], width)
+    with llama_internals.graph_callback(states.callback):
+        llama = llama_cpp.Llama(
+            model_path=str(weights.resolve_gguf_path()), n_ctx=256, n_threads=2, verbose=False
+        )
+    # Only contexts made inside the block get the callback.
+    assert not llama_cpp.llama_cpp.llama_context_default_params().cb_eval
+    try:
+        llama.eval(llama.tokenize(b"The capital city of France is"))
+        assert set(states.rows) == {"3", llama_internals.FINAL_NORM}
+        early, final = states.rows["3"].copy(), states.rows[llama_internals.FINAL_NORM].copy()
+        assert early.shape == final.shape == (width,)
+        assert np.isfinite(early).all() and np.isfinite(final).all()
+        assert not np.allclose(early, final)
+        # Another prompt ends on another token: its states replace the first prompt's.
+        llama.reset()
+        llama.eval(llama.tokenize(b"Water boils at one hundred degrees"))
+        assert not np.allclose(states.rows[llama_internals.FINAL_NORM], final)
+    finally:
+        llama.close()

@@ -27,6 +27,11 @@ each is needed:
 - :func:`chat_formatter` reads ``Llama._model``'s special tokens to build the same Jinja2
   formatter ``create_chat_completion`` builds, so that CiteGuard's own decoding loop and the
   judge tokenize exactly the prompt llama-cpp-python's loop would.
+- :func:`graph_callback` and :class:`LastTokenStates` wrap ``llama_context_default_params``
+  and call ``libggml-base``'s tensor functions: ``Llama`` has no argument for llama.cpp's
+  graph callback (``cb_eval``), through which a layer's hidden states can be read. Only a
+  bench uses them (``bench/judge_hidden_state.py``, what the judge's hidden state knows); the
+  graph never sets a callback, which would be called for every node of every pass.
 """
 
 from __future__ import annotations
@@ -35,7 +40,10 @@ import contextlib
 import ctypes
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from citeguard.errors import ModelUnavailableError
 
@@ -63,22 +71,98 @@ def extra_buffer_types(enabled: bool) -> Iterator[None]:
     it is not, the first matrix product kills the whole process. The defaults are wrapped
     for the length of the block, so one load at a time may use it (a lock sees to that).
     """
+    with _edited_defaults("llama_model_default_params", "use_extra_bufts", enabled):
+        yield
+
+
+@contextlib.contextmanager
+def graph_callback(callback: Any) -> Iterator[None]:
+    """Contexts made inside the block call ``callback`` (a
+    ``ggml_backend_sched_eval_callback``, such as :attr:`LastTokenStates.callback`) for every
+    node of their compute graph."""
+    with _edited_defaults("llama_context_default_params", "cb_eval", callback):
+        yield
+
+
+@contextlib.contextmanager
+def _edited_defaults(function: str, field: str, value: Any) -> Iterator[None]:
+    """For the length of the block, the defaults llama-cpp-python's low-level ``function``
+    returns (which ``Llama`` starts from) have ``field`` set to ``value``. One block at a
+    time (a lock): the function is module state."""
     import llama_cpp.llama as llama_module
 
     low_level = llama_module.llama_cpp
     with _DEFAULT_PARAMS_LOCK:
-        original = low_level.llama_model_default_params
+        original = getattr(low_level, function)
 
-        def default_params() -> Any:
+        def edited() -> Any:
             params = original()
-            params.use_extra_bufts = enabled
+            setattr(params, field, value)
             return params
 
-        low_level.llama_model_default_params = default_params
+        setattr(low_level, function, edited)
         try:
             yield
         finally:
-            low_level.llama_model_default_params = original
+            setattr(low_level, function, original)
+
+
+FINAL_NORM = "final"
+""":class:`LastTokenStates`' name for the normed last hidden state (llama.cpp's
+``result_norm``), the one the next-token logits are computed from."""
+
+
+class LastTokenStates:
+    """The hidden state of the last token of the latest evaluated batch, after each of
+    ``layers`` (layer numbers as text, or :data:`FINAL_NORM`), kept in :attr:`rows`.
+
+    Install :attr:`callback` with :func:`graph_callback` while the context is made; keep this
+    object alive as long as the context (llama.cpp holds only the C pointer).
+    """
+
+    def __init__(self, layers: Sequence[str], width: int) -> None:
+        llama_cpp = import_llama_cpp()
+        folder = Path(llama_cpp.__file__).parent / "lib"
+        ggml = ctypes.CDLL(str(folder / "libggml-base.so"))
+        ggml.ggml_get_name.restype = ctypes.c_char_p
+        ggml.ggml_get_name.argtypes = [ctypes.c_void_p]
+        ggml.ggml_nelements.restype = ctypes.c_int64
+        ggml.ggml_nelements.argtypes = [ctypes.c_void_p]
+        ggml.ggml_nbytes.restype = ctypes.c_size_t
+        ggml.ggml_nbytes.argtypes = [ctypes.c_void_p]
+        ggml.ggml_backend_tensor_get.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+            ctypes.c_size_t,
+            ctypes.c_size_t,
+        ]
+        self._ggml = ggml
+        self._width = width
+        self._layer_of = {
+            (b"result_norm" if layer == FINAL_NORM else f"l_out-{layer}".encode()): layer
+            for layer in layers
+        }
+        self.rows: dict[str, np.ndarray] = {}
+        """The latest row of each layer, by its name in ``layers``."""
+        self.callback = llama_cpp.llama_cpp.ggml_backend_sched_eval_callback(self._on_node)
+
+    def _on_node(self, tensor: int, ask: bool, _user_data: int) -> bool:
+        """llama.cpp asks first whether a node's data is wanted, then hands that data over."""
+        layer = self._layer_of.get(self._ggml.ggml_get_name(tensor))
+        if layer is None:
+            return not ask
+        if ask:
+            return True
+        count = int(self._ggml.ggml_nelements(tensor))
+        if self._ggml.ggml_nbytes(tensor) != count * 4 or count % self._width:
+            raise RuntimeError(
+                f"layer {layer}'s hidden states are not float32 rows of {self._width}"
+            )
+        row = np.empty(self._width, dtype=np.float32)
+        offset = (count - self._width) * 4
+        self._ggml.ggml_backend_tensor_get(tensor, row.ctypes.data, offset, self._width * 4)
+        self.rows[layer] = row
+        return True
 
 
 def context_tokens(llama: Any) -> list[int]:
