@@ -34,7 +34,6 @@ The layers are read through llama.cpp's graph callback (``cb_eval``;
 
 from __future__ import annotations
 
-import os
 import random
 import sys
 from collections.abc import Sequence
@@ -45,6 +44,7 @@ import numpy as np
 from bench_output import write_result
 from judged_quotes import is_good, quote_bench_parser, read_judged_quotes
 
+from citeguard import environment
 from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.learned.evidence import best_passage_score
@@ -71,7 +71,7 @@ def probed_judge(layers: Sequence[str]) -> tuple[LocalJudge, LastTokenStates]:
     """The judge on its own copy of the local model, whose layers ``capture`` reads."""
     llama_cpp = import_llama_cpp()
     path = str(resolve_gguf_path())
-    threads = int(os.environ.get("CITEGUARD_LLAMA_THREADS", "2"))
+    threads = environment.llama_threads()
     capture = LastTokenStates(layers, N_EMBD)
     with graph_callback(capture.callback):
         llama = llama_cpp.Llama(
