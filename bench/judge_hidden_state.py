@@ -44,19 +44,17 @@ import numpy as np
 from bench_output import write_result
 from judged_quotes import is_good, quote_bench_parser, read_judged_quotes
 
-from citeguard import environment
 from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.learned.evidence import best_passage_score
+from citeguard.llm import amx
 from citeguard.llm.judge import LocalJudge, relevance_messages
 from citeguard.llm.llama_internals import (
     FINAL_NORM,
     LastTokenStates,
     graph_callback,
-    import_llama_cpp,
 )
-from citeguard.llm.local_llama import DEFAULT_N_CTX, LocalLlama
-from citeguard.llm.weights import resolve_gguf_path
+from citeguard.llm.local_llama import LocalLlama
 
 OUT = Path("bench/results/judge_hidden_state.json")
 N_EMBD = 1536
@@ -68,18 +66,15 @@ MINIMUMS = tuple(round(0.3 + 0.025 * i, 3) for i in range(15))
 
 
 def probed_judge(layers: Sequence[str]) -> tuple[LocalJudge, LastTokenStates]:
-    """The judge on its own copy of the local model, whose layers ``capture`` reads."""
-    llama_cpp = import_llama_cpp()
-    path = str(resolve_gguf_path())
-    threads = environment.llama_threads()
+    """The judge on its own copy of the local model, loaded as the graph loads it, whose
+    layers ``capture`` reads."""
+    path, extra_buffers = amx.runtime_choice(None)
     capture = LastTokenStates(layers, N_EMBD)
     with graph_callback(capture.callback):
-        llama = llama_cpp.Llama(
-            path, n_ctx=DEFAULT_N_CTX, n_threads=threads, n_threads_batch=threads, verbose=False
-        )
-    if llama.n_embd() != N_EMBD:
-        raise RuntimeError(f"expected a {N_EMBD}-wide model, found {llama.n_embd()}")
-    return LocalJudge(LocalLlama(llama)), capture
+        model = LocalLlama.load(str(path), extra_buffers=extra_buffers)
+    if model.llama.n_embd() != N_EMBD:
+        raise RuntimeError(f"expected a {N_EMBD}-wide model, found {model.llama.n_embd()}")
+    return LocalJudge(model), capture
 
 
 def fit_logistic(features: np.ndarray, labels: np.ndarray, c: float) -> np.ndarray:

@@ -49,7 +49,8 @@ from citeguard.errors import ModelUnavailableError
 
 INSTALL_HINT = "pip install 'citeguard-rag[local-llm]'"
 
-_DEFAULT_PARAMS_LOCK = threading.Lock()
+# Reentrant: a model loaded inside graph_callback's block edits the model defaults too.
+_DEFAULT_PARAMS_LOCK = threading.RLock()
 
 
 def import_llama_cpp() -> Any:
