@@ -454,8 +454,46 @@ def test_a_heading_run_into_its_first_subsection_is_not_quoted() -> None:
     assert passage_sentences(passage) == [
         "This Agreement shall commence on the Effective Date and continue for five years",
         "iBio hereby grants to Beta a limited license",
-        # A section number before its statement, with no heading, stays: nothing to cut.
-        "1. The Term of the Agreement is hereby extended to January 20, 2012",
+        # A statement's own number is left out as well: it labels the statement.
+        "The Term of the Agreement is hereby extended to January 20, 2012",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quoted"),
+    [
+        ("1. The Term of the Agreement is extended", "The Term of the Agreement is extended"),
+        ("(a) (i) The Licensee shall pay", "The Licensee shall pay"),
+        ("E) The Distributors will not compete", "The Distributors will not compete"),
+        ("5.1 This Agreement shall commence", "This Agreement shall commence"),
+        ("iv. Each party shall notify", "Each party shall notify"),
+        ('2. "Products" means the goods', '"Products" means the goods'),
+        # Not enumerators: a quantity, an initial, a year, a number in words' brackets.
+        ("30 Days after delivery the fee is due", "30 Days after delivery the fee is due"),
+        ("J. Smith shall sign for the Company", "J. Smith shall sign for the Company"),
+        ("2.1 million dollars shall be paid", "2.1 million dollars shall be paid"),
+        ("(20) years from the Effective Date", "(20) years from the Effective Date"),
+        ("(a) the Licensee shall pay", "(a) the Licensee shall pay"),
+    ],
+)
+def test_a_quoted_statement_leaves_out_its_own_list_number(sentence: str, quoted: str) -> None:
+    from citeguard.generate.passage_answer import passage_answer, without_enumerator
+
+    assert without_enumerator(sentence) == quoted
+    # In a passage answer, the quote opens where the statement does, and stays the
+    # document's own words.
+    answer = passage_answer(f"Preamble of the clause here. {sentence} in full.", 1)
+    assert quoted in answer
+    if quoted != sentence:
+        assert sentence not in answer
+
+
+def test_a_numbered_heading_keeps_its_number_when_quoted() -> None:
+    from citeguard.generate.passage_answer import passage_sentences
+
+    assert passage_sentences("1. Definitions\n\nThe Term means five years.") == [
+        "1. Definitions",
+        "The Term means five years",
     ]
 
 
@@ -504,12 +542,13 @@ def test_a_numbered_line_of_its_own_is_a_heading_in_any_case() -> None:
     assert "We will email you before a change takes effect" in scored
     assert passage_answer(passage, 1).startswith("This policy explains what we collect [1]. We")
     # A numbered line that closes with a full stop, or on an article, is no heading: a
-    # page break in the middle of a sentence still joins the two pieces.
+    # page break in the middle of a sentence still joins the two pieces (and, a
+    # statement, it is quoted without its number).
     assert passage_sentences("2. The Tenant shall pay to the\n\nLandlord the rent.") == [
-        "2. The Tenant shall pay to the Landlord the rent"
+        "The Tenant shall pay to the Landlord the rent"
     ]
     assert passage_sentences("4. Pets are allowed.\n\nDogs must be leashed.") == [
-        "4. Pets are allowed",
+        "Pets are allowed",
         "Dogs must be leashed",
     ]
 

@@ -28,6 +28,10 @@ How the passage becomes sentences:
   TERMINATION 5.1 This Agreement shall commence ...") is one sentence to the splitter; the
   heading and the subsection's number are left out of the quote, which starts where the
   statement does ("This Agreement shall commence ...").
+* A statement's own list or section number is left out too ("1. The Term of the
+  Agreement is hereby extended ..." is quoted from "The Term"; "(a)", "E)", "1.2", "iv."
+  alike): it labels the statement and states nothing, and a quote that opens on it reads,
+  to a reader and to a judge, as a claim whose first word is "1.".
 * A short numbered line that stands as a paragraph of its own, without a full stop, is a
   heading however it is capitalized ("3. Who we share it with", "1. Quiet hours": policies
   and house rules write headings in sentence case). It is neither joined to the statement
@@ -64,6 +68,14 @@ HEADING_MAX_WORDS = 6
 """A heading is at most this many words after its section number."""
 # "5. TERM AND TERMINATION 5.1 " before a statement: a section's number and heading, then
 # its first subsection's number ("5.1", "1.1", never a bare "5", which may be a quantity).
+# A list or section number before a statement: "1. The Term ...", "1.2 The Licensee ...",
+# "(a) The Licensee ...", "E) The Distributors ...", "iv. Each party ...". A bare number
+# ("30 days ...") is a quantity, and "J. Smith" an initial: neither is one.
+_LEADING_ENUMERATOR = re.compile(
+    r"^(?:\(?(?:\d{1,3}(?:\.\d{1,3})*|[A-Za-z]|[ivx]{1,5}|[IVX]{1,5})\)"
+    r"|\d{1,3}(?:\.\d{1,3})*\.|\d{1,3}(?:\.\d{1,3})+|[ivx]{1,5}\.)"
+    r"\s+(?=[A-Z\"\u201c(])"
+)
 _HEADING_THEN_SUBSECTION = re.compile(
     r"^(?P<heading>(?:(?:section|article)\s+)?\d+(?:\.\d+)*[.)]?\s+[^.;:]{1,80}?)"
     r"\s+\d+\.\d+[.)]?\s+(?=[A-Z(\"])",
@@ -94,6 +106,17 @@ def without_numbered_heading(sentence: str) -> str:
     if match is None or not is_heading(match.group("heading")):
         return sentence
     return sentence[match.end() :]
+
+
+def without_enumerator(sentence: str) -> str:
+    """``sentence`` without the list or section numbers it opens on ("1. The Term of the
+    Agreement is ..." -> "The Term of the Agreement is ...", "(a) (i) The Licensee ..." ->
+    "The Licensee ..."); unchanged otherwise. The number is the document's label for the
+    statement, not part of what it states, and a reader (or a judge) reads "1." as a claim's
+    first word."""
+    while (match := _LEADING_ENUMERATOR.match(sentence)) is not None:
+        sentence = sentence[match.end() :]
+    return sentence
 
 
 def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> bool:
@@ -150,6 +173,8 @@ def _passage_pieces(passage: str) -> list[tuple[str, str]]:
             sentences.append((body, TITLE if is_heading(body) else HEADING_LINE))
             continue
         body = without_numbered_heading(body)
+        if not is_heading(body):
+            body = without_enumerator(body)  # "1. Definitions" keeps its number
         if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
             sentences.append((body, TITLE if is_heading(body) else STATEMENT))
     return sentences
