@@ -488,6 +488,59 @@ def test_a_quoted_statement_leaves_out_its_own_list_number(sentence: str, quoted
         assert sentence not in answer
 
 
+def test_a_bulleted_list_is_quoted_with_its_bullets_and_ends_where_the_list_does() -> None:
+    from citeguard.generate.passage_answer import passage_answer, passage_sentences
+    from citeguard.validate.checks import is_verbatim
+
+    passage = (
+        "Prohibited items include\n- grills\n- space heaters\n- fireworks\n\n"
+        "Quiet hours start at 10 p.m."
+    )
+    # The items read apart, and the paragraph after the list is a sentence of its own
+    # (it was run into the last item, which ends without punctuation).
+    assert passage_sentences(passage) == [
+        "Prohibited items include - grills - space heaters - fireworks",
+        "Quiet hours start at 10 p.m",
+    ]
+    answer = passage_answer(passage, 1)
+    first = answer.split(" [1].")[0]
+    assert is_verbatim(first, passage)  # the document's text, bullets and all
+    # A lead-in that ends in a colon takes its items, in lower or upper case.
+    assert passage_sentences(
+        "You may bring:\n• Cats\n• small dogs\n\nBirds are not allowed inside."
+    ) == [
+        "You may bring: • Cats • small dogs",
+        "Birds are not allowed inside",
+    ]
+
+
+def test_a_list_item_that_needs_its_lead_in_is_never_quoted_alone() -> None:
+    from citeguard.generate.passage_answer import passage_answer
+
+    passage = (
+        "You may not:\n• Share your password with anyone.\n• Use the service to send spam.\n\n"
+        "We may suspend accounts that break these rules."
+    )
+
+    def on_spam(sentences: Sequence[str]) -> list[float]:
+        return [0.95 if "spam" in s else 0.1 for s in sentences]
+
+    # "Use the service to send spam" alone states the opposite of the document: the quote
+    # is the best sentence that can stand alone, never the item.
+    quote = passage_answer(passage, 1, on_spam, threshold=0.5)
+    assert "spam" not in quote
+    assert quote.startswith("You may not: • Share your password with anyone [1].")
+    # Without scores, the first sentences stop before the item.
+    assert passage_answer(passage, 1) == "You may not: • Share your password with anyone [1]."
+    # An item of a list with no such lead-in stands alone.
+    assert "Use the service to send spam [1]." in passage_answer(
+        "Our rules are short.\n• Share your password with no one.\n• Use the service to send spam.",
+        1,
+        on_spam,
+        threshold=0.5,
+    )
+
+
 def test_a_numbered_heading_keeps_its_number_when_quoted() -> None:
     from citeguard.generate.passage_answer import passage_sentences
 

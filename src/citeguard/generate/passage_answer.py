@@ -18,6 +18,13 @@ How the passage becomes sentences:
   sentence to the splitter the validator uses (each sentence of the answer needs its own
   citation; "as of Dec." / "8, 2005" stays two). Headings ("11. Landlord's Entry",
   "DISTRIBUTOR AGREEMENT") stay apart.
+* A bulleted list is joined to its lead-in (a colon or a lower-case word before it) with
+  its bullets, so that its items read apart and the quote stays the document's text
+  ("Prohibited items include - grills - space heaters"), and it ends where the list does:
+  the paragraph after a last item that has no closing punctuation is not run into it. An
+  item that is a sentence of its own under a lead-in that ends in a colon ("You may not:" /
+  "• Share your password." / "• Use the service for spam.") is never quoted: alone it
+  states the opposite of the document.
 * With the scorer's sentence scores, only the best sentence and the neighbours that also
   reach the answer threshold are quoted: the passage's window may open on the end of the
   clause before. A heading is not quoted, and it ends the quote there: it names the clause
@@ -61,6 +68,7 @@ _DANGLING_CONNECTIVE = re.compile(r"[\s,;:]*\b(?:and/or|and|or|but)\s*$", re.IGN
 _ENDS_ON_LOWER_WORD = re.compile(r"\b[a-z][\w'-]*$")
 _OPENS_LOWER = re.compile(r"^[\s\"'(]*[a-z]")
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
+_LIST_ITEM_BULLET = re.compile(r"(?:^|\n)[ \t]*([-*•‣●▪])[ \t]+$")
 _NEVER_ENDS_A_HEADING = frozenset("a an the and or of".split())
 _SECTION_NUMBER = re.compile(r"^(?:(?:section|article)\s+)?[\dIVXivx]+(?:\.\d+)*[.)]?\s+", re.I)
 _HEADING_SMALL_WORDS = frozenset("a an and as for in of on or the to".split())
@@ -119,6 +127,14 @@ def without_enumerator(sentence: str) -> str:
     return sentence
 
 
+def _list_bullet(passage: str, pieces: Sequence[Sentence], i: int) -> str:
+    """The bullet ("•", "-", "*", ...) that opens ``pieces[i]`` as an item of a bulleted
+    list, at the start of a line of ``passage``; "" when the piece is no such item."""
+    before = passage[pieces[i - 1].end if i > 0 else 0 : pieces[i].start]
+    match = _LIST_ITEM_BULLET.search(before)
+    return match.group(1) if match else ""
+
+
 def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> bool:
     """Whether ``pieces[i]`` is a numbered heading line: a paragraph of its own (a blank
     line or the passage's edge on each side), a section number, at most
@@ -138,11 +154,25 @@ def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> b
     return bool(_BLANK_LINE.search(before) and _BLANK_LINE.search(after))
 
 
-STATEMENT, TITLE, HEADING_LINE = "statement", "title", "heading line"
+STATEMENT, TITLE, HEADING_LINE, LEAD_IN_ITEM = "statement", "title", "heading line", "item"
 """What a piece of a passage is: a statement; a heading that reads as a title (quoted when
 nothing else answers: a question may ask for one); a numbered heading line in sentence case
 ("9. Where your data is stored"), never quoted ahead of a statement: it names the answer's
-topic and answers nothing."""
+topic and answers nothing; an item of a bulleted list under a lead-in that ends in a colon, as a
+sentence of its own ("You may not:" / "• Share your password." / "• Use the service for
+spam."), never quoted: alone it may state the opposite of what the document says."""
+
+
+@dataclass
+class _Joined:
+    """A sentence of the passage as the pieces the splitter made are joined into it."""
+
+    text: str
+    heading: bool
+    ends_on_item: bool = False
+    """Its last piece is an item of a bulleted list."""
+    lead_in_item: bool = False
+    """It is an item of a list under a lead-in that ends in a colon, not joined to it."""
 
 
 def _passage_pieces(passage: str) -> list[tuple[str, str]]:
@@ -150,24 +180,49 @@ def _passage_pieces(passage: str) -> list[tuple[str, str]]:
     order, each as it stands in the passage apart from whitespace, a closing dangling
     connective and closing punctuation."""
     pieces = split_sentences(passage)
-    joined: list[tuple[str, bool]] = []
+    joined: list[_Joined] = []
+    under_lead_in = False  # the list being read follows a lead-in that ends in a colon
     for i, piece in enumerate(pieces):
         heading = _is_heading_paragraph(passage, pieces, i)
-        together = f"{joined[-1][0]} {piece.text}" if joined else ""
-        if (
-            joined
-            and not heading
-            and not joined[-1][1]
-            and (_ENDS_ON_LOWER_WORD.search(joined[-1][0]) or _OPENS_LOWER.match(piece.text))
-            and len(split_sentences(together)) == 1
-        ):
-            joined[-1] = (together, False)
+        bullet = _list_bullet(passage, pieces, i)
+        # Only bulleted items: a numbered one ("1. The Term ...", "(b) The Licensee ...") is
+        # as often a section of its own, after "The parties agree as follows:".
+        item = bool(bullet)
+        last = joined[-1] if joined else None
+        if last is None or heading or last.heading:
+            continues = False
+        elif item:
+            # An item continues its lead-in or the list before it. It keeps its bullet, so
+            # that the items read apart ("include: • grills • space heaters", not "include
+            # grills space heaters") and the quote stays the document's text.
+            continues = bool(
+                last.ends_on_item
+                or last.text.endswith(":")
+                or _ENDS_ON_LOWER_WORD.search(last.text)
+                or _OPENS_LOWER.match(piece.text)
+            )
         else:
-            joined.append((piece.text, heading))
+            # After a list's last item, which ends without punctuation, only a piece that
+            # opens in lower case (the page broke the item) continues it, not the paragraph
+            # after the list.
+            continues = bool(
+                (not last.ends_on_item and _ENDS_ON_LOWER_WORD.search(last.text))
+                or _OPENS_LOWER.match(piece.text)
+            )
+        text = f"{bullet} {piece.text}" if bullet else piece.text
+        if last is not None and continues and len(split_sentences(f"{last.text} {text}")) == 1:
+            if item and not last.ends_on_item:
+                under_lead_in = last.text.endswith(":")
+            last.text = f"{last.text} {text}"
+            last.ends_on_item = item
+        else:
+            if item and not (last is not None and last.ends_on_item):
+                under_lead_in = last is not None and last.text.endswith(":")
+            joined.append(_Joined(piece.text, heading, item, item and under_lead_in))
     sentences: list[tuple[str, str]] = []
-    for text, heading in joined:
-        body = _DANGLING_CONNECTIVE.sub("", " ".join(text.split()).rstrip(" .;:,"))
-        if heading:
+    for entry in joined:
+        body = _DANGLING_CONNECTIVE.sub("", " ".join(entry.text.split()).rstrip(" .;:,"))
+        if entry.heading:
             # Kept however short, and though it may end on a preposition ("3. Who we share
             # it with"): it ends a quote that reaches it.
             sentences.append((body, TITLE if is_heading(body) else HEADING_LINE))
@@ -176,7 +231,8 @@ def _passage_pieces(passage: str) -> list[tuple[str, str]]:
         if not is_heading(body):
             body = without_enumerator(body)  # "1. Definitions" keeps its number
         if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
-            sentences.append((body, TITLE if is_heading(body) else STATEMENT))
+            kind = LEAD_IN_ITEM if entry.lead_in_item else TITLE if is_heading(body) else STATEMENT
+            sentences.append((body, kind))
     return sentences
 
 
@@ -224,9 +280,15 @@ def quote_passage(
     """
     pieces = _passage_pieces(passage)
     if sentence_scores is None:
-        # The first sentences are quoted: a heading line is not one of them.
+        # The first sentences are quoted: a heading line is not one of them, and they stop
+        # before an item that needs its lead-in.
         pieces = [piece for piece in pieces if piece[1] != HEADING_LINE] or pieces[:1]
+        items = [i for i, piece in enumerate(pieces) if piece[1] == LEAD_IN_ITEM]
+        pieces = pieces[: items[0]] if items else pieces
     sentences = [text for text, _ in pieces]
+    candidates = [i for i in range(len(sentences)) if pieces[i][1] != LEAD_IN_ITEM]
+    if not candidates:
+        return PassageQuote("")
     # Each statement is scored as it reads under its heading line, as the relevance check
     # will read the quote: "Our servers are located in the European Union" answers
     # "Where is my data stored?" under "9. Where your data is stored".
@@ -243,10 +305,8 @@ def quote_passage(
             return scores[i] >= threshold and pieces[i][1] == STATEMENT
 
         statements = [i for i in range(len(sentences)) if quotable(i)]
-        not_heading_lines = [i for i in range(len(sentences)) if pieces[i][1] != HEADING_LINE]
-        best = max(
-            statements or not_heading_lines or range(len(sentences)), key=lambda i: scores[i]
-        )
+        not_heading_lines = [i for i in candidates if pieces[i][1] != HEADING_LINE]
+        best = max(statements or not_heading_lines or candidates, key=lambda i: scores[i])
         first = last = best
         while first > 0 and quotable(first - 1):
             first -= 1
@@ -266,7 +326,9 @@ def _governing_heading_lines(pieces: Sequence[tuple[str, str]]) -> list[str]:
     current = ""
     governing: list[str] = []
     for text, kind in pieces:
-        if kind != STATEMENT:
+        if kind == LEAD_IN_ITEM:
+            governing.append("")  # never quoted, and within the section of the heading
+        elif kind != STATEMENT:
             current = text if kind == HEADING_LINE else ""
             governing.append("")
         else:
