@@ -532,6 +532,14 @@ def test_a_list_item_that_needs_its_lead_in_is_never_quoted_alone() -> None:
     assert quote.startswith("You may not: • Share your password with anyone [1].")
     # Without scores, the first sentences stop before the item.
     assert passage_answer(passage, 1) == "You may not: • Share your password with anyone [1]."
+    # A lettered list under such a lead-in alike ("(b)" after "shall not: (a) ...").
+    contract = (
+        "The Licensee shall not:\n(a) Sell the Software.\n(b) Rent the Software to anyone.\n"
+        "The Licensor may audit the Licensee once a year."
+    )
+    assert "Rent" not in passage_answer(
+        contract, 1, lambda ss: [0.9 if "Rent" in s else 0.6 for s in ss], threshold=0.5
+    )
     # An item of a list with no such lead-in stands alone.
     assert "Use the service to send spam [1]." in passage_answer(
         "Our rules are short.\n• Share your password with no one.\n• Use the service to send spam.",

@@ -22,9 +22,10 @@ How the passage becomes sentences:
   its bullets, so that its items read apart and the quote stays the document's text
   ("Prohibited items include - grills - space heaters"), and it ends where the list does:
   the paragraph after a last item that has no closing punctuation is not run into it. An
-  item that is a sentence of its own under a lead-in that ends in a colon ("You may not:" /
-  "• Share your password." / "• Use the service for spam.") is never quoted: alone it
-  states the opposite of the document.
+  item, bulleted or lettered, that is a sentence of its own under a lead-in that ends in a
+  colon ("You may not:" / "• Share your password." / "• Use the service for spam.";
+  "shall not: (a) sell the Software." / "(b) Rent it.") is never quoted: alone it states
+  the opposite of the document.
 * With the scorer's sentence scores, only the best sentence and the neighbours that also
   reach the answer threshold are quoted: the passage's window may open on the end of the
   clause before. A heading is not quoted, and it ends the quote there: it names the clause
@@ -163,6 +164,15 @@ sentence of its own ("You may not:" / "• Share your password." / "• Use the 
 spam."), never quoted: alone it may state the opposite of what the document says."""
 
 
+# A lettered item: "(a) ", "a) ", "(iv) ", "b. " (not "A. ", an initial, nor "1. ", which is
+# as often a section of its own, after "The parties agree as follows:").
+_LETTERED_ITEM = re.compile(r"^(?:\((?:[a-zA-Z]|[ivx]{1,5})\)|(?:[a-z]|[ivx]{1,5})[.)])\s")
+# A lead-in's colon with its list's first item run into it ("shall not: (a) sell ...").
+_COLON_THEN_ITEM = re.compile(
+    r":\s*(?:[-*•‣●▪]|\((?:[a-zA-Z]|[ivx]{1,5})\)|(?:[a-z]|[ivx]{1,5})[.)])\s"
+)
+
+
 @dataclass
 class _Joined:
     """A sentence of the passage as the pieces the splitter made are joined into it."""
@@ -170,7 +180,7 @@ class _Joined:
     text: str
     heading: bool
     ends_on_item: bool = False
-    """Its last piece is an item of a bulleted list."""
+    """Its last piece is an item of a list (bulleted or lettered)."""
     lead_in_item: bool = False
     """It is an item of a list under a lead-in that ends in a colon, not joined to it."""
 
@@ -185,16 +195,18 @@ def _passage_pieces(passage: str) -> list[tuple[str, str]]:
     for i, piece in enumerate(pieces):
         heading = _is_heading_paragraph(passage, pieces, i)
         bullet = _list_bullet(passage, pieces, i)
-        # Only bulleted items: a numbered one ("1. The Term ...", "(b) The Licensee ...") is
-        # as often a section of its own, after "The parties agree as follows:".
-        item = bool(bullet)
+        item = bool(bullet) or bool(_LETTERED_ITEM.match(piece.text))
         last = joined[-1] if joined else None
+        if item and last is not None and not last.ends_on_item:
+            # A list starts here: under a lead-in when what it follows ends in a colon, or
+            # runs into the list's first item after one.
+            under_lead_in = last.text.endswith(":") or bool(_COLON_THEN_ITEM.search(last.text))
         if last is None or heading or last.heading:
             continues = False
-        elif item:
-            # An item continues its lead-in or the list before it. It keeps its bullet, so
-            # that the items read apart ("include: • grills • space heaters", not "include
-            # grills space heaters") and the quote stays the document's text.
+        elif bullet:
+            # A bulleted item continues its lead-in or the list before it. It keeps its
+            # bullet, so that the items read apart ("include: • grills • space heaters", not
+            # "include grills space heaters") and the quote stays the document's text.
             continues = bool(
                 last.ends_on_item
                 or last.text.endswith(":")
@@ -202,22 +214,18 @@ def _passage_pieces(passage: str) -> list[tuple[str, str]]:
                 or _OPENS_LOWER.match(piece.text)
             )
         else:
-            # After a list's last item, which ends without punctuation, only a piece that
-            # opens in lower case (the page broke the item) continues it, not the paragraph
-            # after the list.
+            # After a list's last item, which may end without punctuation, only a piece
+            # that opens in lower case (the page broke the item) continues it, not the
+            # paragraph after the list.
             continues = bool(
                 (not last.ends_on_item and _ENDS_ON_LOWER_WORD.search(last.text))
                 or _OPENS_LOWER.match(piece.text)
             )
         text = f"{bullet} {piece.text}" if bullet else piece.text
         if last is not None and continues and len(split_sentences(f"{last.text} {text}")) == 1:
-            if item and not last.ends_on_item:
-                under_lead_in = last.text.endswith(":")
             last.text = f"{last.text} {text}"
             last.ends_on_item = item
         else:
-            if item and not (last is not None and last.ends_on_item):
-                under_lead_in = last is not None and last.text.endswith(":")
             joined.append(_Joined(piece.text, heading, item, item and under_lead_in))
     sentences: list[tuple[str, str]] = []
     for entry in joined:
