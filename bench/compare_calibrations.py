@@ -20,22 +20,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judged_quotes import is_good
+from judged_quotes import is_good, load_calibration
 
 from citeguard.evaluation.pair_metrics import auroc
 
 THRESHOLDS = ["threshold", "recall_threshold", "passage_answer_threshold"]
 RELEVANCE_MINIMUM = "weak_passage_relevance_threshold"
-
-
-def _load(parser: argparse.ArgumentParser, folder: Path) -> dict[str, Any]:
-    path = folder / "calibration.json"
-    if not path.is_file():
-        parser.error(f"{path} not found: pass the --out folder of a citeguard calibrate run")
-    calibration: dict[str, Any] = json.loads(path.read_text())
-    if not calibration.get("judged_quotes"):
-        parser.error(f"{folder} judged no quotes (--no-judge-quotes): nothing to compare")
-    return calibration
 
 
 def _quote_auroc(quotes: list[dict[str, Any]]) -> float | None:
@@ -123,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print every changed quote")
     parser.add_argument("--out", type=Path, help="also write the comparison here, as JSON")
     args = parser.parse_args(argv)
-    before, after = _load(parser, args.before), _load(parser, args.after)
+    before = load_calibration(parser, args.before)
+    after = load_calibration(parser, args.after)
     try:
         result = compare(before, after)
     except ValueError as error:

@@ -159,14 +159,14 @@ def main(argv: list[str]) -> int:
         scorer.append(best_passage_score(read.scorer, question, text))
         print(f"{n}/{len(read.quotes)}", file=sys.stderr, flush=True)
     labels = np.array(read.good, dtype=float)
-    folds = contract_folds([str(document_of[q["id"]]) for q in read.quotes], args.folds)
+    documents = [str(document_of[q["id"]]) for q in read.quotes]
+    folds = contract_folds(documents, args.folds)
     check = [float(q["relevance"]) for q in read.quotes]
     readings: dict[str, list[float]] = {
         "P(Yes) read here": p_yes,
         "scorer": scorer,
         "recorded check (judge and scorer)": check,
     }
-    documents = [str(document_of[q["id"]]) for q in read.quotes]
     by_folds: dict[str, dict[int, float | None]] = {}
     for layer in layers:
         features = np.stack(states[layer])
@@ -189,7 +189,7 @@ def main(argv: list[str]) -> int:
             "calibration": read.calibration.get("command"),
             "quotes": len(read.quotes),
             "good": int(labels.sum()),
-            "documents": len({document_of[q["id"]] for q in read.quotes}),
+            "documents": len(set(documents)),
             "auroc": {name: read.auroc_by_group(s) for name, s in readings.items()},
             "probe_auroc_by_folds": by_folds,
             "delivered": {

@@ -88,19 +88,27 @@ def quote_bench_parser(doc: str, out: Path) -> argparse.ArgumentParser:
     return parser
 
 
+def load_calibration(parser: argparse.ArgumentParser, calibration_dir: Path) -> dict[str, Any]:
+    """The ``calibration.json`` of the ``citeguard calibrate --out`` folder
+    ``calibration_dir``; a usage error through ``parser`` when the folder holds none or its
+    calibration judged no quotes."""
+    path = calibration_dir / "calibration.json"
+    if not path.is_file():
+        parser.error(f"{path} not found: pass the --out folder of a citeguard calibrate run")
+    calibration: dict[str, Any] = json.loads(path.read_text())
+    if not calibration.get("judged_quotes"):
+        parser.error(f"{calibration_dir} judged no quotes (--no-judge-quotes)")
+    return calibration
+
+
 def read_judged_quotes(
     parser: argparse.ArgumentParser, dataset: Path, calibration_dir: Path
 ) -> JudgedQuotes:
     """The judged quotes of the calibration in ``calibration_dir``, with their questions
     from ``dataset`` and the shipped scorer; a usage error through ``parser`` when the
     folder holds no calibration, it judged no quotes, or the scorer does not load."""
-    path = calibration_dir / "calibration.json"
-    if not path.is_file():
-        parser.error(f"{path} not found: pass the --out folder of a citeguard calibrate run")
-    calibration = json.loads(path.read_text())
-    quotes = calibration.get("judged_quotes") or []
-    if not quotes:
-        parser.error("that calibration judged no quotes (--no-judge-quotes)")
+    calibration = load_calibration(parser, calibration_dir)
+    quotes = calibration["judged_quotes"]
     scorer = shipped_scorer(parser)
     # cuad-train repeats some ids, always for the same question text.
     asked = {q.id: q.question for q in load_questions(dataset, unique_ids=False)}

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 from citeguard.generate.selection import MIN_SENTENCE_CHARS, as_cited_sentence
 from citeguard.learned.evidence import PairScorer, best_passages
-from citeguard.text.sentences import Sentence, split_sentences
+from citeguard.text.sentences import BULLETS, Sentence, split_sentences
 from citeguard.validate.checks import ends_mid_phrase
 
 MAX_SENTENCES = 4
@@ -69,14 +69,12 @@ _DANGLING_CONNECTIVE = re.compile(r"[\s,;:]*\b(?:and/or|and|or|but)\s*$", re.IGN
 _ENDS_ON_LOWER_WORD = re.compile(r"\b[a-z][\w'-]*$")
 _OPENS_LOWER = re.compile(r"^[\s\"'(]*[a-z]")
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
-_LIST_ITEM_BULLET = re.compile(r"(?:^|\n)[ \t]*([-*•‣●▪])[ \t]+$")
+_LIST_ITEM_BULLET = re.compile(rf"(?:^|\n)[ \t]*([{re.escape(BULLETS)}])[ \t]+$")
 _NEVER_ENDS_A_HEADING = frozenset("a an the and or of".split())
 _SECTION_NUMBER = re.compile(r"^(?:(?:section|article)\s+)?[\dIVXivx]+(?:\.\d+)*[.)]?\s+", re.I)
 _HEADING_SMALL_WORDS = frozenset("a an and as for in of on or the to".split())
 HEADING_MAX_WORDS = 6
 """A heading is at most this many words after its section number."""
-# "5. TERM AND TERMINATION 5.1 " before a statement: a section's number and heading, then
-# its first subsection's number ("5.1", "1.1", never a bare "5", which may be a quantity).
 # A list or section number before a statement: "1. The Term ...", "1.2 The Licensee ...",
 # "(a) The Licensee ...", "E) The Distributors ...", "iv. Each party ...". A bare number
 # ("30 days ...") is a quantity, and "J. Smith" an initial: neither is one.
@@ -85,6 +83,8 @@ _LEADING_ENUMERATOR = re.compile(
     r"|\d{1,3}(?:\.\d{1,3})*\.|\d{1,3}(?:\.\d{1,3})+|[ivx]{1,5}\.)"
     r"\s+(?=[A-Z\"\u201c(])"
 )
+# "5. TERM AND TERMINATION 5.1 " before a statement: a section's number and heading, then
+# its first subsection's number ("5.1", "1.1", never a bare "5", which may be a quantity).
 _HEADING_THEN_SUBSECTION = re.compile(
     r"^(?P<heading>(?:(?:section|article)\s+)?\d+(?:\.\d+)*[.)]?\s+[^.;:]{1,80}?)"
     r"\s+\d+\.\d+[.)]?\s+(?=[A-Z(\"])",
@@ -159,18 +159,18 @@ STATEMENT, TITLE, HEADING_LINE, LEAD_IN_ITEM = "statement", "title", "heading li
 """What a piece of a passage is: a statement; a heading that reads as a title (quoted when
 nothing else answers: a question may ask for one); a numbered heading line in sentence case
 ("9. Where your data is stored"), never quoted ahead of a statement: it names the answer's
-topic and answers nothing; an item of a bulleted list under a lead-in that ends in a colon, as a
-sentence of its own ("You may not:" / "• Share your password." / "• Use the service for
-spam."), never quoted: alone it may state the opposite of what the document says."""
+topic and answers nothing; an item of a list, bulleted or lettered, under a lead-in that
+ends in a colon, as a sentence of its own ("You may not:" / "• Share your password." / "•
+Use the service for spam."), never quoted: alone it may state the opposite of what the
+document says."""
 
 
 # A lettered item: "(a) ", "a) ", "(iv) ", "b. " (not "A. ", an initial, nor "1. ", which is
 # as often a section of its own, after "The parties agree as follows:").
-_LETTERED_ITEM = re.compile(r"^(?:\((?:[a-zA-Z]|[ivx]{1,5})\)|(?:[a-z]|[ivx]{1,5})[.)])\s")
+_LETTER_LABEL = r"(?:\((?:[a-zA-Z]|[ivx]{1,5})\)|(?:[a-z]|[ivx]{1,5})[.)])"
+_LETTERED_ITEM = re.compile(rf"^{_LETTER_LABEL}\s")
 # A lead-in's colon with its list's first item run into it ("shall not: (a) sell ...").
-_COLON_THEN_ITEM = re.compile(
-    r":\s*(?:[-*•‣●▪]|\((?:[a-zA-Z]|[ivx]{1,5})\)|(?:[a-z]|[ivx]{1,5})[.)])\s"
-)
+_COLON_THEN_ITEM = re.compile(rf":\s*(?:[{re.escape(BULLETS)}]|{_LETTER_LABEL})\s")
 
 
 @dataclass

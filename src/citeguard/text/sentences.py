@@ -67,8 +67,11 @@ _ENUMERATOR = re.compile(r"^\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-zA-Z]|[ivxlcdmIVXLCDM
 _DOTTED_ABBREVIATION = re.compile(r"^(?:[a-z]\.)+[a-z]$")
 _NUMERAL_NEXT = re.compile(r"(?:\d|[IVXLCDM]+\b|[A-Z]\b|#)")
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
-_BULLET_LINE = re.compile(r"\n[ \t]*(?:[-*•‣●▪]|\d{1,2}[.)])[ \t]+")
-_LEADING_BULLET = re.compile(r"(?:[-*•‣●▪][ \t]+)")
+BULLETS = "-*•‣●▪"
+"""The characters that open an item of a bulleted list at the start of a line."""
+_BULLET = f"[{re.escape(BULLETS)}]"
+_BULLET_LINE = re.compile(rf"\n[ \t]*(?:{_BULLET}|\d{{1,2}}[.)])[ \t]+")
+_LEADING_BULLET = re.compile(rf"(?:{_BULLET}[ \t]+)")
 _WORD = re.compile(r"[A-Za-z]+")
 
 
