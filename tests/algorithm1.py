@@ -1,5 +1,5 @@
 """The shape of the answer graph: Algorithm 1, plus the answer from the evidence scorer's
-passage before a refusal (shared by the drawing tests)."""
+passage before a refusal, or first when the scorer is sure of it (shared by the drawing tests)."""
 
 NODES = {
     "retrieve",
@@ -22,8 +22,10 @@ PLAIN_EDGES = {
 CONDITIONAL_EDGES = {
     ("sufficiency_check", "generate"),
     ("sufficiency_check", "refuse"),
+    ("sufficiency_check", "answer_from_passage"),
     ("validate", "__end__"),
     ("validate", "regenerate"),
     ("validate", "refuse"),
     ("validate", "answer_from_passage"),
+    ("validate", "generate"),
 }

@@ -128,6 +128,7 @@ class InertScorer:
     recall_threshold = 0.0
     passage_answer_threshold = 1.0
     weak_passage_relevance_threshold = None
+    passage_first_threshold = None
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         return np.full(len(pairs), 0.5)

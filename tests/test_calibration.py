@@ -33,6 +33,7 @@ from citeguard.evaluation.question_thresholds import (
 from citeguard.evaluation.quote_thresholds import (
     JudgedQuote,
     fit_passage_answer_threshold,
+    fit_passage_first_threshold,
     fit_weak_passage_relevance,
     judge_passage_answers,
 )
@@ -50,6 +51,7 @@ class KeywordScorer:
     recall_threshold = 0.1
     passage_answer_threshold = 0.5
     weak_passage_relevance_threshold = None
+    passage_first_threshold = None
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         return np.array([0.9 if "governed" in passage else 0.2 for _, passage in pairs])
@@ -213,6 +215,31 @@ def test_passage_answer_threshold_spends_the_budget_on_what_the_check_keeps() ->
     assert fit_passage_answer_threshold([], 10, 0.85, settings, 0.5) == 0.85
 
 
+def test_passage_first_threshold_is_the_lowest_score_whose_kept_quotes_are_right_enough() -> None:
+    judged = [
+        quote(0.95, 0.9),
+        quote(0.9, 0.9),
+        quote(0.85, 0.2, answerable=False),  # refused by the check: not counted
+        quote(0.8, 0.9),
+        quote(0.75, 0.9, answerable=False),  # kept: a false answer, 3 of 4 right
+        quote(0.7, 0.9),
+        quote(0.65, 0.9),
+        quote(0.6, 0.9, right=False),  # 5 of 7 right
+        quote(0.5, 0.9),
+    ]
+    # 3 of 4 (0.75) reach 0.75, 5 of 6 (0.83) reach 0.65; never under 7 of 9 from 0.5.
+    settings = CalibrationSettings(passage_first_precision=0.8)
+    assert fit_passage_first_threshold(judged, 0.3, settings, 0.5) == 0.65
+    strict = CalibrationSettings(passage_first_precision=0.95)
+    assert fit_passage_first_threshold(judged, 0.3, strict, 0.5) == 0.8
+    # Never under the passage answer threshold, from which the quote is drafted at all.
+    assert fit_passage_first_threshold(judged, 0.9, settings, 0.5) == 0.9
+    # No score reaches the precision: nothing is quoted first.
+    wrong = [quote(0.9, 0.9, right=False), quote(0.8, 0.9, answerable=False)]
+    assert fit_passage_first_threshold(wrong, 0.3, settings, 0.5) == 1.0
+    assert fit_passage_first_threshold([], 0.3, settings, 0.5) == 1.0
+
+
 def test_weaker_passages_answer_from_the_lowest_relevance_that_keeps_the_budget() -> None:
     judged = [
         quote(0.9, 0.6),
@@ -323,6 +350,9 @@ def test_calibrate_command_writes_thresholds_the_model_loads(
     assert written.weak_passage_relevance_threshold == fitted
     assert fitted is None or 0.5 <= fitted <= 0.95
     assert after.weak_passage_relevance_threshold is None  # --no-judge-quotes fitted none
+    first = judged["passage_first_threshold"]
+    assert written.passage_first_threshold == first >= written.passage_answer_threshold
+    assert after.passage_first_threshold is None  # nor a passage-first threshold
     details = json.loads((tmp_path / "judged" / "calibration.json").read_text())
     assert len(details["judged_quotes"]) == judged["passage_answers"]["judged"]
     # By default the floor is fitted on the dataset's wording alone.

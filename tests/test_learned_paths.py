@@ -38,6 +38,7 @@ class KeywordScorer:
         threshold: float = 0.8,
         passage_answer_threshold: float | None = None,
         weak_passage_relevance_threshold: float | None = None,
+        passage_first_threshold: float | None = None,
     ) -> None:
         self.keyword, self.high, self.low = keyword, high, low
         self.threshold = threshold
@@ -46,6 +47,7 @@ class KeywordScorer:
             threshold if passage_answer_threshold is None else passage_answer_threshold
         )
         self.weak_passage_relevance_threshold = weak_passage_relevance_threshold
+        self.passage_first_threshold = passage_first_threshold
         self.pairs: list[tuple[str, str]] = []
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -711,3 +713,90 @@ def test_a_confident_scorer_lets_a_question_in_other_words_reach_the_model() -> 
     )
     assert result["refusal_reason"] == "insufficient_evidence"
     assert prompts(unsure) == []
+
+
+def quoted_first(
+    replies: list[str], score: float, relevance: Any = None, **context: Any
+) -> tuple[dict, Resources]:
+    """Run the rent question with a scorer whose passage-first threshold is 0.9 and whose
+    best passage (the rent clause) scores ``score``; the local model's relevance check
+    alone (``relevance``, default: every text answers)."""
+    resources = fake_resources(replies)
+    resources._evidence_scorer = KeywordScorer("rent", high=score, passage_first_threshold=0.9)
+    if relevance is not None:
+        resources._relevance = relevance
+    settings = {"scorer_answer": True, "passage_relevance_with_scorer": False, **context}
+    result = compile_graph(resources).invoke({"question": RENT_Q}, context=Context(**settings))
+    return result, resources
+
+
+def test_a_passage_the_scorer_is_sure_of_is_quoted_before_the_model_is_asked() -> None:
+    result, resources = quoted_first([GOOD], 0.95)
+    assert result["status"] == "answered"
+    assert result["answer"].startswith("Tenant shall pay monthly rent of $1,250")
+    assert result["citations"][0]["pdf_page"] == 2
+    assert result["validation"]["attempts"] == 1
+    assert prompts(resources) == []  # the model never read the sources
+
+
+def test_under_the_passage_first_threshold_or_with_it_off_the_model_answers_first() -> None:
+    for score, context in ((0.85, {}), (0.95, {"passage_first": False})):
+        result, resources = quoted_first([GOOD], score, **context)
+        assert result["answer"] == GOOD, (score, context)
+        assert len(prompts(resources)) == 1
+    # Nor without the local model's check on the quote, which the threshold was fitted with.
+    result, resources = quoted_first([GOOD], 0.95, validation_level="strict")
+    assert result["answer"] == GOOD
+    # A scorer calibrated without it has no passage-first threshold: the model first.
+    resources = fake_resources([GOOD])
+    resources._evidence_scorer = KeywordScorer("rent", high=0.95)
+    result = compile_graph(resources).invoke(
+        {"question": RENT_Q}, context=Context(scorer_answer=True)
+    )
+    assert result["answer"] == GOOD
+
+
+def test_a_quote_tried_first_that_fails_hands_the_question_to_the_model() -> None:
+    """The quote's relevance check fails: the model is asked as if no quote had been
+    tried, and its validated answer is delivered; the quote is not tried a second time."""
+    said: list[str] = []
+
+    def doubts_the_quote(question: str, text: str) -> float:
+        said.append(text)
+        return 0.1 if len(said) == 1 else 0.9
+
+    result, resources = quoted_first([GOOD], 0.95, doubts_the_quote)
+    assert result["status"] == "answered"
+    assert result["answer"] == GOOD
+    assert result["validation"]["attempts"] == 2
+    assert len(prompts(resources)) == 1
+    # The model's answer was validated as the model's (its cited source judged), not as
+    # a quote.
+    assert said[1] == LEASE_CHUNKS[0].text
+    # The model refuses after the failed quote: a refusal, not the quote again.
+    said.clear()
+    result, resources = quoted_first([REFUSAL], 0.95, doubts_the_quote)
+    assert result["status"] == "refused"
+    assert result["refusal_reason"] == "model_refused"
+    assert len(prompts(resources)) == 1
+
+
+def test_a_model_answer_after_a_failed_quote_is_not_validated_as_a_quote() -> None:
+    """A quote's support is taken as given; the model's text after it must pass the
+    support check of its own: an unsupported sentence is regenerated, then refused."""
+    said: list[str] = []
+
+    def doubts_the_quote(question: str, text: str) -> float:
+        said.append(text)
+        return 0.1 if len(said) == 1 else 0.9
+
+    resources = fake_resources([UNSUPPORTED, UNSUPPORTED])
+    resources._evidence_scorer = KeywordScorer("rent", high=0.95, passage_first_threshold=0.9)
+    resources._relevance = doubts_the_quote
+    resources._judge = lambda claim, evidence: 0.1 if "lawn" in claim else 0.9
+    context = Context(scorer_answer=True, passage_relevance_with_scorer=False)
+    result = compile_graph(resources).invoke({"question": RENT_Q}, context=context)
+    assert result["status"] == "refused"
+    assert "lawn" not in str(result)
+    assert result["validation"]["regenerations"] == 1
+    assert len(prompts(resources)) == 2

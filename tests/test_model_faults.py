@@ -144,6 +144,7 @@ class RentPassageScorer:
     recall_threshold = 0.3
     passage_answer_threshold = 0.8
     weak_passage_relevance_threshold = None
+    passage_first_threshold = None
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         return np.array([0.95 if "monthly rent" in second else 0.05 for _, second in pairs])

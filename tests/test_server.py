@@ -39,6 +39,7 @@ CUSTOM_EVENTS = {
     "generating",
     "validating",
     "regenerating",
+    "answering_from_passage",
     "sentence",
     "refused",
 }

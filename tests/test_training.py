@@ -112,6 +112,7 @@ class WordScorer:
 
     threshold = recall_threshold = passage_answer_threshold = 0.5
     weak_passage_relevance_threshold = None
+    passage_first_threshold = None
 
     def __init__(self, word: str) -> None:
         self.word = word

@@ -46,6 +46,7 @@ _NO_LEARNED: dict[str, object] = {
     "scorer_rerank": False,
     "scorer_sufficiency": False,
     "scorer_answer": False,
+    "passage_first": False,
     "passage_relevance_with_scorer": False,
     "support_judge": "llm",
 }
@@ -81,9 +82,10 @@ ABLATIONS: dict[str, list[Variant]] = {
     "judge_evidence": [
         Variant(f"judge-evidence-{n or 'all'}", {"judge_evidence_words": n}) for n in (0, 100)
     ],
-    # The trained models one at a time, then together; every variant names all five
+    # The trained models one at a time, then together; every variant names all six
     # settings, so the table does not depend on the defaults. The passage answer's
-    # relevance check is the scorer's mean with the local model's, as by default.
+    # relevance check is the scorer's mean with the local model's, as by default;
+    # passage_first needs that check, so "all" (with the verifier) runs without it.
     "learned": [
         Variant(f"learned-{name}", {**_NO_LEARNED, **on})
         for name, on in (
@@ -91,6 +93,14 @@ ABLATIONS: dict[str, list[Variant]] = {
             ("rerank", {"scorer_rerank": True}),
             ("sufficiency", {"scorer_sufficiency": True}),
             ("passage-answer", {"scorer_answer": True, "passage_relevance_with_scorer": True}),
+            (
+                "passage-first",
+                {
+                    "scorer_answer": True,
+                    "passage_first": True,
+                    "passage_relevance_with_scorer": True,
+                },
+            ),
             ("verifier", {"support_judge": "verifier"}),
             (
                 "all",

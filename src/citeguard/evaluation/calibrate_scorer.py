@@ -45,7 +45,10 @@ one the graph's default validation asks of a passage answer's quote), a third:
   budget on every passage that reaches it; the check refuses about half of the wrong ones
   (``bench/passage_relevance.py``), so the passage answer can be drafted from lower scores
   within the same budget. Every question whose best passage reaches the refusal floor has
-  its passage answer drafted and judged.
+  its passage answer drafted and judged;
+- ``passage_first_threshold``: the lowest best-passage score from which those passage
+  answers hold a gold span at least ``passage_first_precision`` of the time; from it the
+  passage answer is tried before the model (``passage_first``).
 
 ``OUT/calibration.json`` holds every question's score and labels, the question-level AUROC
 and what each threshold does on these questions.
@@ -99,6 +102,7 @@ THRESHOLD_KEYS = (
     "recall_threshold",
     "passage_answer_threshold",
     "weak_passage_relevance_threshold",
+    "passage_first_threshold",
 )
 """The fitted thresholds, written at the top of ``model.json``."""
 
@@ -266,6 +270,7 @@ def calibrate_scorer(
             # Absent without a quote judge: the scorer then drafts at the answer threshold.
             "passage_answer_threshold": fitted.get("passage_answer_threshold"),
             "weak_passage_relevance_threshold": fitted.get("weak_passage_relevance_threshold"),
+            "passage_first_threshold": fitted.get("passage_first_threshold"),
             "question_calibration": {k: v for k, v in result.items() if k not in THRESHOLD_KEYS},
         },
     )

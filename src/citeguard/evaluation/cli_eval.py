@@ -44,6 +44,7 @@ EVAL_OPTIONS = (
     ContextOption("scorer_rerank_pool", metavar="N"),
     ContextOption("scorer_sufficiency"),
     ContextOption("scorer_answer"),
+    ContextOption("passage_first"),
     ContextOption("passage_relevance_reads_quote"),
     ContextOption("passage_relevance_with_scorer"),
     ContextOption("support_judge"),

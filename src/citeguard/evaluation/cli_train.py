@@ -256,6 +256,13 @@ CALIBRATE_OPTIONS = (
         "share of questions over the answer threshold whose best passage must answer",
     ),
     ("floor_keep", CalibrationSettings, float, "share of answerable questions the floor keeps"),
+    (
+        "passage_first_precision",
+        CalibrationSettings,
+        float,
+        "share of the passage answers over the passage-first threshold whose quote must hold "
+        "gold (they are tried before the model)",
+    ),
     ("seed", CalibrationSettings, int, "seed of the question sample"),
     (
         "scorer_rerank_pool",
@@ -468,7 +475,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if "passage_answer_threshold" in result:
         print(
             f"passage answer threshold {result['passage_answer_threshold']:.3f}, weaker "
-            f"passages' quotes from relevance {result['weak_passage_relevance_threshold']}: "
+            f"passages' quotes from relevance {result['weak_passage_relevance_threshold']}, "
+            f"passage first from {result['passage_first_threshold']:.3f}: "
             f"{result['passage_answers']}"
         )
     return 0

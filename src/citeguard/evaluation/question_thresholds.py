@@ -41,6 +41,10 @@ class CalibrationSettings:
     Off by default: the shipped scorer's floor was fitted on the dataset's wording, and
     ``citeguard calibrate`` rebuilds it exactly (``docs/results.md``, "The scorer trained
     on every pair, on a GPU")."""
+    passage_first_precision: float = 0.95
+    """Share of the passage answers over the passage-first threshold (those the relevance
+    check lets through) whose quote must hold gold: these are quoted before the model is
+    asked (``passage_first``), so they must be right as often as the model's answers."""
     relevance_step: float = 0.05
     """The weaker passages' relevance minimum is scanned down from 0.95 in these steps."""
     seed: int = 13

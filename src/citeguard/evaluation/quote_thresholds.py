@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citeguard.evaluation.dataset import Question
+from citeguard.evaluation.pair_metrics import fit_threshold
 from citeguard.evaluation.question_thresholds import CalibrationSettings, QuestionScore
 from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context
@@ -120,6 +121,31 @@ def fit_weak_passage_relevance(
     return chosen
 
 
+def fit_passage_first_threshold(
+    judged: Sequence[JudgedQuote],
+    passage_threshold: float,
+    settings: CalibrationSettings,
+    judge_threshold: float,
+) -> float:
+    """The lowest best-passage score from which the passage answers that the relevance
+    check lets through hold a gold span at least ``settings.passage_first_precision`` of
+    the time (an unanswerable question's never does); never under ``passage_threshold``,
+    and 1.0 (no passage reaches it) when no score does.
+
+    From this score the passage answer is tried before the model (``passage_first``): a
+    quote this likely to be right costs one relevance check, the model's answer a full
+    prompt. A quote the check rejects still goes to the model, so the threshold trades
+    speed, not answers, as long as the quotes it lets through are as right as the model's.
+    """
+    kept = delivered_quotes(judged, passage_threshold, judge_threshold)
+    fitted = fit_threshold(
+        [q.best_score for q in kept],
+        [int(q.best_passage_answers) for q in kept],
+        settings.passage_first_precision,
+    )
+    return max(fitted, passage_threshold)
+
+
 def judge_passage_answers(
     questions: Sequence[Question],
     rows: Sequence[QuestionScore],
@@ -170,6 +196,7 @@ def passage_answer_summary(
         judged, unanswerable, threshold, settings, judge_threshold
     )
     weak = fit_weak_passage_relevance(judged, unanswerable, fitted, settings, judge_threshold)
+    first = fit_passage_first_threshold(judged, fitted, settings, judge_threshold)
 
     def delivered(at: float, weak_relevance: float | None = None) -> dict[str, Any]:
         kept = delivered_quotes(judged, at, judge_threshold, weak_relevance)
@@ -184,11 +211,13 @@ def passage_answer_summary(
     return {
         "passage_answer_threshold": fitted,
         "weak_passage_relevance_threshold": weak,
+        "passage_first_threshold": first,
         "passage_answers": {
             "judged": len(judged),
             "judge_threshold": judge_threshold,
             "at_answer_threshold": delivered(threshold),
             "at_passage_answer_threshold": delivered(fitted),
             "with_weak_passages": delivered(fitted, weak),
+            "at_passage_first_threshold": delivered(first),
         },
     }

@@ -3,6 +3,8 @@
 retrieve -> sufficiency_check -> generate -> validate -> END (validated answer)
                      |                          |-> regenerate -> validate (bounded)
                      |                          |-> answer_from_passage -> validate (once)
+                     |                          |-> generate (after a quote tried first)
+                     |-> answer_from_passage (a passage the scorer is sure of, first)
                      +-> refuse <---------------+
 """
 

@@ -130,6 +130,17 @@ class Context:
             "it (a weaker passage's quote must then satisfy a stricter check)."
         ),
     )
+    passage_first: bool = field(
+        default=True,
+        metadata=_doc(
+            "With scorer_answer and the local model's relevance check on the quote: when a "
+            "source's passage scores at least the evidence scorer's passage-first threshold "
+            "(fitted on cuad-train, where 19 in 20 such quotes hold the answer), "
+            "answer with that passage's own sentences before asking the model; validated "
+            "like any answer, and when it fails the model is asked as usual. Saves the "
+            "model's reading of the sources for the questions the scorer is surest of."
+        ),
+    )
     min_dense_score: float = field(
         default=0.20,
         metadata=_doc(
@@ -274,6 +285,7 @@ class Context:
             "scorer_rerank",
             "scorer_sufficiency",
             "scorer_answer",
+            "passage_first",
             "passage_relevance_reads_quote",
             "passage_relevance_with_scorer",
         ):

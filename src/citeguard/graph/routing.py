@@ -7,30 +7,37 @@ from typing import Literal
 from citeguard.graph.state import State
 
 
-def after_sufficiency(state: State) -> Literal["generate", "refuse"]:
-    """Insufficient evidence goes straight to the refusal; no model is called."""
-    return "generate" if state.get("sufficiency", {}).get("sufficient") else "refuse"
+def after_sufficiency(state: State) -> Literal["generate", "answer_from_passage", "refuse"]:
+    """Insufficient evidence goes straight to the refusal; no model is called. A passage
+    the scorer is sure of (``quote_before_model``) is quoted before the model is asked."""
+    if not state.get("sufficiency", {}).get("sufficient"):
+        return "refuse"
+    return "answer_from_passage" if state.get("quote_before_model") else "generate"
 
 
 def after_validate(
     state: State,
-) -> Literal["regenerate", "answer_from_passage", "refuse", "__end__"]:
+) -> Literal["generate", "regenerate", "answer_from_passage", "refuse", "__end__"]:
     """Accept, retry once more, quote the scorer's passage, or refuse (Algorithm 1, steps
     6-7, with the evidence scorer's passage answer before a refusal).
 
     A passing candidate has already been written to the output keys by the validate node,
-    so accepting is simply ending. A clean refusal by the model (no strong evidence it
-    ignored) ends in the refuse node, with reason "model_refused", unless the evidence
-    scorer found an answering passage (``answering_passage``, set only with
-    ``scorer_answer``): then that passage is quoted and validated, once.
+    so accepting is simply ending. A failed passage answer ends the question when the
+    model has had its turn, and hands it to the model when it was quoted first
+    (``quote_before_model``). A clean refusal by the model (no strong evidence it ignored)
+    ends in the refuse node, with reason "model_refused", unless the evidence scorer found
+    an answering passage (``answering_passage``, set only with ``scorer_answer``) not yet
+    tried: then that passage is quoted and validated, once.
     """
     verdict = state.get("last_validation", {})
     if verdict.get("passed") and not verdict.get("is_refusal"):
         return "__end__"  # langgraph.graph.END, spelled out for the Literal type
-    if state.get("passage_answered"):
-        return "refuse"
+    if state.get("candidate_is_quote"):
+        return "generate" if state.get("quote_before_model") else "refuse"
     instead_of_refusal: Literal["answer_from_passage", "refuse"] = (
-        "answer_from_passage" if state.get("answering_passage") else "refuse"
+        "answer_from_passage"
+        if state.get("answering_passage") and not state.get("passage_answered")
+        else "refuse"
     )
     if verdict.get("is_refusal") and not verdict.get("triggers"):
         return instead_of_refusal

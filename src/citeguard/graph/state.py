@@ -93,6 +93,13 @@ class State(InputState, OutputState, total=False):  # type: ignore[misc]
     ``start``/``end`` in that source's text, ``score``); what the passage answer quotes."""
     passage_answered: bool
     """Whether the answer from the scorer's passage has been tried for this question."""
+    quote_before_model: bool
+    """Whether the scorer's passage is quoted before the model is asked (``passage_first``:
+    its score reaches the scorer's passage-first threshold); decided by the sufficiency
+    check."""
+    candidate_is_quote: bool
+    """Whether the latest candidate is the scorer's passage quoted (validated as a quote:
+    its support is not in doubt, only whether it answers), not the model's text."""
     candidate_ref: str
     """Reference to the latest candidate in the graph's draft store (``Resources.drafts``).
     The candidate's text is never put in state: state can surface in stream modes before

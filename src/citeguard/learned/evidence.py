@@ -49,6 +49,13 @@ class PairScorer(Protocol):
         from such weaker passages too (None: it is not)."""
         ...
 
+    @property
+    def passage_first_threshold(self) -> float | None:
+        """Score from which the passage answer is tried before the model is asked
+        (``passage_first``; fitted by ``citeguard calibrate`` with the relevance check on
+        the quote). None: the model is always asked first."""
+        ...
+
 
 @dataclass(frozen=True)
 class BestPassage:
@@ -130,6 +137,10 @@ class CachedPairScorer:
     @property
     def weak_passage_relevance_threshold(self) -> float | None:
         return self.scorer.weak_passage_relevance_threshold
+
+    @property
+    def passage_first_threshold(self) -> float | None:
+        return self.scorer.passage_first_threshold
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._known))

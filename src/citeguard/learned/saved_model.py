@@ -121,3 +121,10 @@ class DescribedThresholds:
         none: the passage answer is drafted from ``passage_answer_threshold`` only)."""
         value = self.description.get("weak_passage_relevance_threshold")
         return None if value is None else float(value)
+
+    @property
+    def passage_first_threshold(self) -> float | None:
+        """The score from which the passage answer is tried before the model (None if
+        calibration fitted none: the model is always asked first)."""
+        value = self.description.get("passage_first_threshold")
+        return None if value is None else float(value)

@@ -38,6 +38,7 @@ def make_answer_from_passage(resources: Resources) -> Any:
             ),
             "selected_ids": None,
             "passage_answered": True,
+            "candidate_is_quote": True,
             "attempts": state.get("attempts", 0) + 1,
         }
 

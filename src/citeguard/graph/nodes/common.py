@@ -158,6 +158,7 @@ def draft_candidate(
         failure = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
         return {
             "candidate_ref": resources.drafts.put(candidate="", model_error=failure),
+            "candidate_is_quote": False,
             "selected_ids": None,
             "attempts": state.get("attempts", 0) + 1,
             "timings": add_timing(state, "generation", time.perf_counter() - started),
@@ -171,6 +172,7 @@ def draft_candidate(
     resources.drafts.discard(state.get("candidate_ref"))
     return {
         "candidate_ref": resources.drafts.put(**draft),
+        "candidate_is_quote": False,
         "selected_ids": generated.selected_ids,
         "attempts": state.get("attempts", 0) + 1,
         "timings": add_timing(state, "generation", time.perf_counter() - started),

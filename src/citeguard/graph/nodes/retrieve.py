@@ -56,6 +56,8 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
             "sufficiency": {},
             "answering_passage": answering,
             "passage_answered": False,
+            "quote_before_model": False,
+            "candidate_is_quote": False,
             "candidate_ref": "",
             "selected_ids": None,
             "last_validation": {},

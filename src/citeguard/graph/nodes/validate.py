@@ -46,7 +46,7 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         relevance = resources.relevance(ctx)
         ref = state.get("candidate_ref")
         draft = resources.drafts.get(ref)
-        if state.get("passage_answered"):
+        if state.get("candidate_is_quote"):
             # The passage answer quotes its source: its support is not in doubt, only
             # whether it answers the question (the relevance check, of the quote itself
             # with passage_relevance_reads_quote).
