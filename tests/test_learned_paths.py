@@ -725,7 +725,12 @@ def quoted_first(
     resources._evidence_scorer = KeywordScorer("rent", high=score, passage_first_threshold=0.9)
     if relevance is not None:
         resources._relevance = relevance
-    settings = {"scorer_answer": True, "passage_relevance_with_scorer": False, **context}
+    settings = {
+        "scorer_answer": True,
+        "passage_first": True,
+        "passage_relevance_with_scorer": False,
+        **context,
+    }
     result = compile_graph(resources).invoke({"question": RENT_Q}, context=Context(**settings))
     return result, resources
 
@@ -751,8 +756,11 @@ def test_under_the_passage_first_threshold_or_with_it_off_the_model_answers_firs
     resources = fake_resources([GOOD])
     resources._evidence_scorer = KeywordScorer("rent", high=0.95)
     result = compile_graph(resources).invoke(
-        {"question": RENT_Q}, context=Context(scorer_answer=True)
+        {"question": RENT_Q}, context=Context(scorer_answer=True, passage_first=True)
     )
+    assert result["answer"] == GOOD
+    # Off by default.
+    result, resources = quoted_first([GOOD], 0.95, passage_first=Context().passage_first)
     assert result["answer"] == GOOD
 
 
@@ -794,7 +802,7 @@ def test_a_model_answer_after_a_failed_quote_is_not_validated_as_a_quote() -> No
     resources._evidence_scorer = KeywordScorer("rent", high=0.95, passage_first_threshold=0.9)
     resources._relevance = doubts_the_quote
     resources._judge = lambda claim, evidence: 0.1 if "lawn" in claim else 0.9
-    context = Context(scorer_answer=True, passage_relevance_with_scorer=False)
+    context = Context(scorer_answer=True, passage_first=True, passage_relevance_with_scorer=False)
     result = compile_graph(resources).invoke({"question": RENT_Q}, context=context)
     assert result["status"] == "refused"
     assert "lawn" not in str(result)
