@@ -808,26 +808,3 @@ def test_a_model_answer_after_a_failed_quote_is_not_validated_as_a_quote() -> No
     assert "lawn" not in str(result)
     assert result["validation"]["regenerations"] == 1
     assert len(prompts(resources)) == 2
-
-
-def asked_sources(resources: Resources) -> str:
-    """The sources of the question asked in the first prompt (after its worked examples)."""
-    return prompts(resources)[0].rsplit("Sources:", 1)[1]
-
-
-def test_with_sure_source_only_the_model_reads_only_the_source_the_scorer_is_sure_of() -> None:
-    resources = fake_resources([GOOD, GOOD])
-    resources._evidence_scorer = KeywordScorer("rent", high=0.95, passage_first_threshold=0.9)
-    context = Context(sure_source_only=True, scorer_answer=False, context_k=3)
-    result = compile_graph(resources).invoke({"question": RENT_Q}, context=context)
-    assert result["answer"] == GOOD
-    shown = asked_sources(resources)
-    assert "monthly rent" in shown and "[2]" not in shown
-    # Under the threshold, or with the setting off, the model reads every source.
-    for scorer, sure in ((KeywordScorer("rent", high=0.85, passage_first_threshold=0.9), True),
-                         (KeywordScorer("rent", high=0.95, passage_first_threshold=0.9), False)):  # fmt: skip
-        resources = fake_resources([GOOD])
-        resources._evidence_scorer = scorer
-        context = Context(sure_source_only=sure, scorer_answer=False, context_k=3)
-        compile_graph(resources).invoke({"question": RENT_Q}, context=context)
-        assert "[2]" in asked_sources(resources)

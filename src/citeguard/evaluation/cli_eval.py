@@ -45,7 +45,6 @@ EVAL_OPTIONS = (
     ContextOption("scorer_sufficiency"),
     ContextOption("scorer_answer"),
     ContextOption("passage_first"),
-    ContextOption("sure_source_only"),
     ContextOption("passage_relevance_reads_quote"),
     ContextOption("passage_relevance_with_scorer"),
     ContextOption("support_judge"),

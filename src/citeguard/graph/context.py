@@ -143,16 +143,6 @@ class Context:
             "is sure of sentences beside the answer, which the model's own answer avoids."
         ),
     )
-    sure_source_only: bool = field(
-        default=False,
-        metadata=_doc(
-            "When a source's passage scores at least the evidence scorer's passage-first "
-            "threshold, that source is the only one: the model reads one source instead of "
-            "context_k, and writes its answer from it, validated as usual. The scorer is "
-            "surest of these passages, and the model's reading of the sources is most of a "
-            "question's time."
-        ),
-    )
     min_dense_score: float = field(
         default=0.20,
         metadata=_doc(
@@ -298,7 +288,6 @@ class Context:
             "scorer_sufficiency",
             "scorer_answer",
             "passage_first",
-            "sure_source_only",
             "passage_relevance_reads_quote",
             "passage_relevance_with_scorer",
         ):
@@ -320,12 +309,7 @@ class Context:
 
     def uses_evidence_scorer(self) -> bool:
         """Whether retrieval scores the sources' passages with the trained evidence scorer."""
-        return (
-            self.scorer_rerank
-            or self.scorer_sufficiency
-            or self.scorer_answer
-            or self.sure_source_only
-        )
+        return self.scorer_rerank or self.scorer_sufficiency or self.scorer_answer
 
     def judges_passage_quote(self) -> bool:
         """Whether a passage answer's quote meets the local model's relevance check, the

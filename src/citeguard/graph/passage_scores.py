@@ -102,15 +102,3 @@ def answering_passage(
         "end": int(end),
         "score": best["answer_score"],
     }
-
-
-def sure_source(
-    evidence: Sequence[dict[str, Any]], threshold: float | None
-) -> list[dict[str, Any]]:
-    """Only the best-scored source when its passage reaches ``threshold`` (the scorer's
-    passage-first threshold, ``sure_source_only``); otherwise all of ``evidence``."""
-    scored = [item for item in evidence if "answer_score" in item]
-    if threshold is None or not scored:
-        return list(evidence)
-    best = max(scored, key=lambda item: float(item["answer_score"]))
-    return [best] if float(best["answer_score"]) >= threshold else list(evidence)

@@ -10,12 +10,7 @@ from langgraph.runtime import Runtime
 from citeguard.graph.acceptance import VALIDATED, Acceptance
 from citeguard.graph.context import Context, context_of
 from citeguard.graph.nodes.common import emit, hit_to_evidence
-from citeguard.graph.passage_scores import (
-    AnswerScores,
-    answering_passage,
-    drafting_threshold,
-    sure_source,
-)
+from citeguard.graph.passage_scores import AnswerScores, answering_passage, drafting_threshold
 from citeguard.graph.resources import Resources
 from citeguard.graph.sources import retrieve_sources
 from citeguard.graph.state import State
@@ -46,8 +41,6 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         scored.score(sources)  # (reranked hits were scored already)
         retrieved = [scored.annotated(hit_to_evidence(hit)) for hit in hits]
         evidence = [scored.annotated(hit_to_evidence(hit)) for hit in sources]
-        if ctx.sure_source_only and scorer is not None:
-            evidence = sure_source(evidence, scorer.passage_first_threshold)
         answering = (
             answering_passage(evidence, drafting_threshold(scorer, ctx.judges_passage_quote()))
             if scorer is not None and ctx.scorer_answer
