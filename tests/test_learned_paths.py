@@ -475,7 +475,6 @@ def test_a_heading_run_into_its_first_subsection_is_not_quoted() -> None:
         ("J. Smith shall sign for the Company", "J. Smith shall sign for the Company"),
         ("2.1 million dollars shall be paid", "2.1 million dollars shall be paid"),
         ("(20) years from the Effective Date", "(20) years from the Effective Date"),
-        ("(a) the Licensee shall pay", "(a) the Licensee shall pay"),
     ],
 )
 def test_a_quoted_statement_leaves_out_its_own_list_number(sentence: str, quoted: str) -> None:
@@ -549,6 +548,40 @@ def test_a_list_item_that_needs_its_lead_in_is_never_quoted_alone() -> None:
         on_spam,
         threshold=0.5,
     )
+
+
+def test_the_rest_of_a_sentence_begun_before_the_passage_is_never_quoted() -> None:
+    """A piece that opens on a lower-case word, after its own list label, is the end of a
+    sentence the passage or a page break cut, or an item whose lead-in lies before it:
+    alone it states nothing, or the opposite of the document."""
+    from citeguard.generate.passage_answer import without_enumerator
+
+    def on_term(sentences: Sequence[str]) -> list[float]:
+        return [0.95 if "term" in s else 0.6 for s in sentences]
+
+    page_broken = (
+        "first year of the term of the Agreement. Excite guarantees that it will deliver "
+        "four million impressions during the term."
+    )
+    assert passage_answer(page_broken, 1, on_term, threshold=0.5) == (
+        "Excite guarantees that it will deliver four million impressions during the term [1]."
+    )
+    # Without scores the quote starts after it.
+    assert passage_answer(page_broken, 1).startswith("Excite guarantees")
+    # A lettered item whose lead-in lies before the passage, opening in lower case: its
+    # label stays (it is no statement's own number), and it is not quoted, first or later.
+    item = "(c) in the Territory, compete with the Company. The term is two years."
+    assert "compete" not in passage_answer(item, 1, on_term, threshold=0.5)
+    assert passage_answer(item, 1) == "The term is two years [1]."
+    assert without_enumerator("(a) the Licensee shall pay") == "(a) the Licensee shall pay"
+    later = "Preamble of the clause here.\n(a) the Licensee shall pay in full."
+    assert passage_answer(later, 1) == "Preamble of the clause here [1]."
+    # Nothing else to quote: no passage answer.
+    assert passage_answer("including, but not limited to, all court costs.", 1) == ""
+    # A sentence may open on a name written in lower case, or on a labelled item in
+    # capitals.
+    for stands in ("iPhone users may renew the term online.", "b. In the term, TL buys ten."):
+        assert passage_answer(stands, 1) == stands.rstrip(".") + " [1]."
 
 
 def test_a_numbered_heading_keeps_its_number_when_quoted() -> None:

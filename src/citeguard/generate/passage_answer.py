@@ -156,13 +156,25 @@ def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> b
 
 
 STATEMENT, TITLE, HEADING_LINE, LEAD_IN_ITEM = "statement", "title", "heading line", "item"
+FRAGMENT = "fragment"
 """What a piece of a passage is: a statement; a heading that reads as a title (quoted when
 nothing else answers: a question may ask for one); a numbered heading line in sentence case
 ("9. Where your data is stored"), never quoted ahead of a statement: it names the answer's
 topic and answers nothing; an item of a list, bulleted or lettered, under a lead-in that
 ends in a colon, as a sentence of its own ("You may not:" / "• Share your password." / "•
 Use the service for spam."), never quoted: alone it may state the opposite of what the
-document says."""
+document says; a fragment, a piece that opens on a lower-case word, after its own list
+label if it has one ("including, but not limited to, all court costs ...", "(c) in the
+Restricted Territory, compete with ...", "first year of the term of the Agreement"): the
+rest of a sentence that began before the passage or before a page break, never quoted,
+since alone it states nothing or the opposite."""
+
+NEVER_QUOTED = (LEAD_IN_ITEM, FRAGMENT)
+"""The kinds of piece a quote never includes."""
+
+# A piece opening on a word in lower case: not "iPhone" or "eBay", which a sentence may
+# open on.
+_OPENS_ON_LOWER_WORD = re.compile(r"^[\s\"'(]*[a-z][a-z'-]*(?=[\s,;:.)]|$)")
 
 
 # A lettered item: "(a) ", "a) ", "(iv) ", "b. " (not "A. ", an initial, nor "1. ", which is
@@ -239,7 +251,15 @@ def _passage_pieces(passage: str) -> list[tuple[str, str]]:
         if not is_heading(body):
             body = without_enumerator(body)  # "1. Definitions" keeps its number
         if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
-            kind = LEAD_IN_ITEM if entry.lead_in_item else TITLE if is_heading(body) else STATEMENT
+            kind = (
+                LEAD_IN_ITEM
+                if entry.lead_in_item
+                else TITLE
+                if is_heading(body)
+                else FRAGMENT
+                if _OPENS_ON_LOWER_WORD.match(_LETTERED_ITEM.sub("", body, count=1))
+                else STATEMENT
+            )
             sentences.append((body, kind))
     return sentences
 
@@ -288,13 +308,16 @@ def quote_passage(
     """
     pieces = _passage_pieces(passage)
     if sentence_scores is None:
-        # The first sentences are quoted: a heading line is not one of them, and they stop
-        # before an item that needs its lead-in.
+        # The first sentences are quoted: a heading line is not one of them, nor the end
+        # of a sentence the passage opens on, and they stop before an item that needs its
+        # lead-in or a fragment.
         pieces = [piece for piece in pieces if piece[1] != HEADING_LINE] or pieces[:1]
-        items = [i for i, piece in enumerate(pieces) if piece[1] == LEAD_IN_ITEM]
-        pieces = pieces[: items[0]] if items else pieces
+        while pieces and pieces[0][1] == FRAGMENT:
+            pieces = pieces[1:]
+        stops = [i for i, piece in enumerate(pieces) if piece[1] in NEVER_QUOTED]
+        pieces = pieces[: stops[0]] if stops else pieces
     sentences = [text for text, _ in pieces]
-    candidates = [i for i in range(len(sentences)) if pieces[i][1] != LEAD_IN_ITEM]
+    candidates = [i for i in range(len(sentences)) if pieces[i][1] not in NEVER_QUOTED]
     if not candidates:
         return PassageQuote("")
     # Each statement is scored as it reads under its heading line, as the relevance check
@@ -334,7 +357,7 @@ def _governing_heading_lines(pieces: Sequence[tuple[str, str]]) -> list[str]:
     current = ""
     governing: list[str] = []
     for text, kind in pieces:
-        if kind == LEAD_IN_ITEM:
+        if kind in NEVER_QUOTED:
             governing.append("")  # never quoted, and within the section of the heading
         elif kind != STATEMENT:
             current = text if kind == HEADING_LINE else ""
