@@ -26,6 +26,11 @@ How the passage becomes sentences:
   colon ("You may not:" / "• Share your password." / "• Use the service for spam.";
   "shall not: (a) sell the Software." / "(b) Rent it.") is never quoted: alone it states
   the opposite of the document.
+* A piece that opens on a lower-case word, after its own list label if it has one, is the
+  rest of a sentence begun before the passage or a page break ("first year of the term of
+  the Agreement."), or an item whose lead-in lies before it ("(c) in the Restricted
+  Territory, compete with ..."): it is never quoted (a page-broken piece inside the
+  passage is joined to the sentence it continues, above).
 * With the scorer's sentence scores, only the best sentence and the neighbours that also
   reach the answer threshold are quoted: the passage's window may open on the end of the
   clause before. A heading is not quoted, and it ends the quote there: it names the clause
