@@ -56,12 +56,18 @@ class KeywordScorer:
 
 
 def run(
-    replies: list[str], scorer: Any = None, verifier: Any = None, **context: Any
+    replies: list[str],
+    scorer: Any = None,
+    verifier: Any = None,
+    relevance: Any = None,
+    **context: Any,
 ) -> tuple[dict, Resources]:
     resources = fake_resources(replies)
     if scorer is not None:
         resources._evidence_scorer = scorer
     resources._support_verifier = verifier
+    if relevance is not None:
+        resources._relevance = relevance
     # Each test turns on the settings it is about; the others are off, whatever the defaults.
     settings = {
         "scorer_rerank": False,
@@ -754,18 +760,14 @@ def quoted_first(
     """Run the rent question with a scorer whose passage-first threshold is 0.9 and whose
     best passage (the rent clause) scores ``score``; the local model's relevance check
     alone (``relevance``, default: every text answers)."""
-    resources = fake_resources(replies)
-    resources._evidence_scorer = KeywordScorer("rent", high=score, passage_first_threshold=0.9)
-    if relevance is not None:
-        resources._relevance = relevance
+    scorer = KeywordScorer("rent", high=score, passage_first_threshold=0.9)
     settings = {
         "scorer_answer": True,
         "passage_first": True,
         "passage_relevance_with_scorer": False,
         **context,
     }
-    result = compile_graph(resources).invoke({"question": RENT_Q}, context=Context(**settings))
-    return result, resources
+    return run(replies, scorer, relevance=relevance, **settings)
 
 
 def test_a_passage_the_scorer_is_sure_of_is_quoted_before_the_model_is_asked() -> None:
