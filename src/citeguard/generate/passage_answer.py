@@ -256,17 +256,20 @@ def _passage_pieces(passage: str) -> list[tuple[str, str]]:
         if not is_heading(body):
             body = without_enumerator(body)  # "1. Definitions" keeps its number
         if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
-            kind = (
-                LEAD_IN_ITEM
-                if entry.lead_in_item
-                else TITLE
-                if is_heading(body)
-                else FRAGMENT
-                if _OPENS_ON_LOWER_WORD.match(_LETTERED_ITEM.sub("", body, count=1))
-                else STATEMENT
-            )
-            sentences.append((body, kind))
+            sentences.append((body, _kind_of(body, entry.lead_in_item)))
     return sentences
+
+
+def _kind_of(body: str, lead_in_item: bool) -> str:
+    """What a joined sentence of a passage is (:data:`STATEMENT`, ...), ``body`` as it will
+    be quoted."""
+    if lead_in_item:
+        return LEAD_IN_ITEM
+    if is_heading(body):
+        return TITLE
+    if _OPENS_ON_LOWER_WORD.match(_LETTERED_ITEM.sub("", body, count=1)):
+        return FRAGMENT
+    return STATEMENT
 
 
 def passage_sentences(passage: str) -> list[str]:

@@ -36,7 +36,7 @@ def after_validate(
         return "generate" if state.get("quote_before_model") else "refuse"
     instead_of_refusal: Literal["answer_from_passage", "refuse"] = (
         "answer_from_passage"
-        if state.get("answering_passage") and not state.get("passage_answered")
+        if state.get("answering_passage") and not passage_tried(state)
         else "refuse"
     )
     if verdict.get("is_refusal") and not verdict.get("triggers"):
@@ -44,3 +44,9 @@ def after_validate(
     if state.get("regenerations", 0) < state.get("max_regenerations", 1):
         return "regenerate"
     return instead_of_refusal
+
+
+def passage_tried(state: State) -> bool:
+    """Whether the scorer's passage has been quoted for this question: it was quoted first,
+    or it is the latest candidate (quoted last, nothing follows it)."""
+    return bool(state.get("quote_before_model") or state.get("candidate_is_quote"))

@@ -91,8 +91,6 @@ class State(InputState, OutputState, total=False):  # type: ignore[misc]
     when it reaches the score the passage answer is drafted from
     (``passage_scores.drafting_threshold``; its source number ``source``, offsets
     ``start``/``end`` in that source's text, ``score``); what the passage answer quotes."""
-    passage_answered: bool
-    """Whether the answer from the scorer's passage has been tried for this question."""
     quote_before_model: bool
     """Whether the scorer's passage is quoted before the model is asked (``passage_first``:
     its score reaches the scorer's passage-first threshold); decided by the sufficiency

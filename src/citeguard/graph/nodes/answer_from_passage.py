@@ -37,7 +37,6 @@ def make_answer_from_passage(resources: Resources) -> Any:
                 candidate=answer.text, quote_heading=answer.heading
             ),
             "selected_ids": None,
-            "passage_answered": True,
             "candidate_is_quote": True,
             "attempts": state.get("attempts", 0) + 1,
         }

@@ -55,7 +55,6 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
             "docs": None,
             "sufficiency": {},
             "answering_passage": answering,
-            "passage_answered": False,
             "quote_before_model": False,
             "candidate_is_quote": False,
             "candidate_ref": "",
