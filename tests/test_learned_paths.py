@@ -590,6 +590,30 @@ def test_the_rest_of_a_sentence_begun_before_the_passage_is_never_quoted() -> No
         assert passage_answer(stands, 1) == stands.rstrip(".") + " [1]."
 
 
+def test_markup_is_never_quoted() -> None:
+    """A Markdown file read as text keeps its HTML comments and tags: a piece that is only
+    those is an instruction to a program, never an answer, however the scorer rates it."""
+    from citeguard.generate.passage_answer import passage_sentences
+
+    def on_comment(sentences: Sequence[str]) -> list[float]:
+        return [0.95 if "<" in s else 0.6 for s in sentences]
+
+    passage = "<!-- markdownlint-disable GHD034 -->\n\nWe do not sell your personal data."
+    assert passage_answer(passage, 1, on_comment, threshold=0.5) == (
+        "We do not sell your personal data [1]."
+    )
+    assert passage_answer(passage, 1) == "We do not sell your personal data [1]."
+    assert passage_answer("<!-- markdownlint-disable GHD034 -->\n<br/>\n</div>", 1) == ""
+    # A statement with tags inside it is still a statement, quoted as the document has it.
+    assert passage_sentences("Give <b>written</b> notice to the Landlord.") == [
+        "Give <b>written</b> notice to the Landlord"
+    ]
+    # A comparison is no tag.
+    assert passage_sentences("Rent is due if the balance is < 500 and > 100 dollars.") == [
+        "Rent is due if the balance is < 500 and > 100 dollars"
+    ]
+
+
 def test_a_numbered_heading_keeps_its_number_when_quoted() -> None:
     from citeguard.generate.passage_answer import passage_sentences
 

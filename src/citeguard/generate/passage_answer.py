@@ -161,7 +161,7 @@ def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> b
 
 
 STATEMENT, TITLE, HEADING_LINE, LEAD_IN_ITEM = "statement", "title", "heading line", "item"
-FRAGMENT = "fragment"
+FRAGMENT, MARKUP = "fragment", "markup"
 """What a piece of a passage is: a statement; a heading that reads as a title (quoted when
 nothing else answers: a question may ask for one); a numbered heading line in sentence case
 ("9. Where your data is stored"), never quoted ahead of a statement: it names the answer's
@@ -172,14 +172,20 @@ document says; a fragment, a piece that opens on a lower-case word, after its ow
 label if it has one ("including, but not limited to, all court costs ...", "(c) in the
 Restricted Territory, compete with ...", "first year of the term of the Agreement"): the
 rest of a sentence that began before the passage or before a page break, never quoted,
-since alone it states nothing or the opposite."""
+since alone it states nothing or the opposite; markup, a piece that is nothing but HTML
+comments and tags ("<!-- markdownlint-disable GHD034 -->" in a Markdown file read as
+text), never quoted: it is an instruction to a program, not a statement of the document."""
 
-NEVER_QUOTED = (LEAD_IN_ITEM, FRAGMENT)
+NEVER_QUOTED = (LEAD_IN_ITEM, FRAGMENT, MARKUP)
 """The kinds of piece a quote never includes."""
 
 # A piece opening on a word in lower case: not "iPhone" or "eBay", which a sentence may
 # open on.
 _OPENS_ON_LOWER_WORD = re.compile(r"^[\s\"'(]*[a-z][a-z'-]*(?=[\s,;:.)]|$)")
+
+
+# An HTML comment or tag, as Markdown files carry them ("<!-- ... -->", "<br>", "</div>").
+_HTML_COMMENT_OR_TAG = re.compile(r"<!--.*?(?:-->|$)|</?[A-Za-z][^<>]*>", re.DOTALL)
 
 
 # A lettered item: "(a) ", "a) ", "(iv) ", "b. " (not "A. ", an initial, nor "1. ", which is
@@ -265,6 +271,8 @@ def _kind_of(body: str, lead_in_item: bool) -> str:
     be quoted."""
     if lead_in_item:
         return LEAD_IN_ITEM
+    if len(re.sub(r"\W", "", _HTML_COMMENT_OR_TAG.sub("", body))) < MIN_SENTENCE_CHARS:
+        return MARKUP
     if is_heading(body):
         return TITLE
     if _OPENS_ON_LOWER_WORD.match(_LETTERED_ITEM.sub("", body, count=1)):
@@ -317,10 +325,10 @@ def quote_passage(
     pieces = _passage_pieces(passage)
     if sentence_scores is None:
         # The first sentences are quoted: a heading line is not one of them, nor the end
-        # of a sentence the passage opens on, and they stop before an item that needs its
-        # lead-in or a fragment.
+        # of a sentence the passage opens on, nor markup, and they stop before an item
+        # that needs its lead-in, a fragment or markup.
         pieces = [piece for piece in pieces if piece[1] != HEADING_LINE] or pieces[:1]
-        while pieces and pieces[0][1] == FRAGMENT:
+        while pieces and pieces[0][1] in (FRAGMENT, MARKUP):
             pieces = pieces[1:]
         stops = [i for i, piece in enumerate(pieces) if piece[1] in NEVER_QUOTED]
         pieces = pieces[: stops[0]] if stops else pieces
