@@ -22,7 +22,6 @@ get. ``DIR`` indexes DATASET's documents (for ``--validation-split``, the index
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -30,17 +29,15 @@ from typing import Any
 
 import numpy as np
 from bench_output import write_result
-from bench_questions import add_question_arguments, bench_questions, chosen_scorer
+from bench_questions import bench_questions, chosen_scorer, question_bench_parser
 
 OUT = Path("bench/results/answerability_signals.json")
 TOP = (5, 10, 20, 40)
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_question_arguments(parser)
+    parser = question_bench_parser(__doc__, OUT)
     parser.add_argument("--embedder", help="a sentence-transformers folder for the cosine")
-    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
 
     from citeguard.evaluation.pair_metrics import auroc

@@ -26,6 +26,16 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def question_bench_parser(doc: str, out: Path) -> argparse.ArgumentParser:
+    """The parser of a bench over a dataset's questions: the first paragraph of its
+    docstring ``doc`` as description, :func:`add_question_arguments` and ``--out``
+    (default ``out``)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    add_question_arguments(parser)
+    parser.add_argument("--out", type=Path, default=out)
+    return parser
+
+
 def bench_questions(args: argparse.Namespace) -> list[Question]:
     """With ``--validation-split`` the seeded sample of the training split's held-out
     documents that ``citeguard calibrate`` uses; else every question of the dataset."""

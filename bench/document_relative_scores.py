@@ -27,23 +27,20 @@ bench/results/document_relative_scores.json.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from bench_output import write_result
-from bench_questions import add_question_arguments, bench_questions, chosen_scorer
+from bench_questions import bench_questions, chosen_scorer, question_bench_parser
 
 OUT = Path("bench/results/document_relative_scores.json")
 MIXING_WEIGHTS = (0.2, 0.5, 1.0)
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_question_arguments(parser)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser = question_bench_parser(__doc__, OUT)
     args = parser.parse_args(argv)
 
     from citeguard.evaluation.calibrate_scorer import question_sources

@@ -20,7 +20,6 @@ called. Writes bench/results/quote_choice.json.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Sequence
@@ -29,7 +28,7 @@ from typing import Any
 
 import numpy as np
 from bench_output import write_result
-from bench_questions import add_question_arguments, bench_questions, chosen_scorer
+from bench_questions import bench_questions, chosen_scorer, question_bench_parser
 
 from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.evaluation.dataset import Question
@@ -52,9 +51,7 @@ def holds_gold(question: Question, text: str) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_question_arguments(parser)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser = question_bench_parser(__doc__, OUT)
     args = parser.parse_args(argv)
     scorer = chosen_scorer(args)
     embedder = get_embedder()

@@ -26,14 +26,13 @@ bench/results/scorer_quality.json.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from bench_questions import add_question_arguments, bench_questions, chosen_scorer
+from bench_questions import bench_questions, chosen_scorer, question_bench_parser
 
 from citeguard.documents import SearchHit
 from citeguard.evaluation.calibrate_scorer import question_sources
@@ -52,9 +51,7 @@ def span_hit(question: Question, sources: list[SearchHit]) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_question_arguments(parser)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser = question_bench_parser(__doc__, OUT)
     args = parser.parse_args(argv)
     scorer = chosen_scorer(args)
     searcher = load_index(args.index)
