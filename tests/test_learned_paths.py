@@ -614,6 +614,27 @@ def test_markup_is_never_quoted() -> None:
     ]
 
 
+def test_a_question_in_the_document_is_never_quoted() -> None:
+    """A guide's question above its answer asks and states nothing: the answer under it is
+    quoted, never the question, however the scorer rates it."""
+    from citeguard.generate.passage_answer import passage_sentences
+
+    guide = (
+        "Can I be charged for repainting?\n\n"
+        "Normal wear and tear, such as faded paint, cannot be charged to the tenant."
+    )
+    answer = "Normal wear and tear, such as faded paint, cannot be charged to the tenant [1]."
+
+    def on_question(sentences: Sequence[str]) -> list[float]:
+        return [0.95 if s.endswith("?") else 0.6 for s in sentences]
+
+    assert passage_answer(guide, 1, on_question, threshold=0.5) == answer
+    assert passage_answer(guide, 1) == answer
+    assert passage_answer("Can I be charged for repainting?", 1) == ""
+    # The question is still a sentence of the passage, as the document has it.
+    assert passage_sentences(guide)[0] == "Can I be charged for repainting?"
+
+
 def test_a_numbered_heading_keeps_its_number_when_quoted() -> None:
     from citeguard.generate.passage_answer import passage_sentences
 

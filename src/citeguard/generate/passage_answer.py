@@ -161,7 +161,7 @@ def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> b
 
 
 STATEMENT, TITLE, HEADING_LINE, LEAD_IN_ITEM = "statement", "title", "heading line", "item"
-FRAGMENT, MARKUP = "fragment", "markup"
+FRAGMENT, MARKUP, QUESTION = "fragment", "markup", "question"
 """What a piece of a passage is: a statement; a heading that reads as a title (quoted when
 nothing else answers: a question may ask for one); a numbered heading line in sentence case
 ("9. Where your data is stored"), never quoted ahead of a statement: it names the answer's
@@ -174,9 +174,11 @@ Restricted Territory, compete with ...", "first year of the term of the Agreemen
 rest of a sentence that began before the passage or before a page break, never quoted,
 since alone it states nothing or the opposite; markup, a piece that is nothing but HTML
 comments and tags ("<!-- markdownlint-disable GHD034 -->" in a Markdown file read as
-text), never quoted: it is an instruction to a program, not a statement of the document."""
+text), never quoted: it is an instruction to a program, not a statement of the document; a
+question, a piece that ends in a question mark (a guide's "Can I be charged for
+repainting?" above its answer), never quoted: it asks, and states nothing."""
 
-NEVER_QUOTED = (LEAD_IN_ITEM, FRAGMENT, MARKUP)
+NEVER_QUOTED = (LEAD_IN_ITEM, FRAGMENT, MARKUP, QUESTION)
 """The kinds of piece a quote never includes."""
 
 # A piece opening on a word in lower case: not "iPhone" or "eBay", which a sentence may
@@ -273,6 +275,8 @@ def _kind_of(body: str, lead_in_item: bool) -> str:
         return LEAD_IN_ITEM
     if len(re.sub(r"\W", "", _HTML_COMMENT_OR_TAG.sub("", body))) < MIN_SENTENCE_CHARS:
         return MARKUP
+    if body.endswith("?"):
+        return QUESTION
     if is_heading(body):
         return TITLE
     if _OPENS_ON_LOWER_WORD.match(_LETTERED_ITEM.sub("", body, count=1)):
@@ -325,10 +329,10 @@ def quote_passage(
     pieces = _passage_pieces(passage)
     if sentence_scores is None:
         # The first sentences are quoted: a heading line is not one of them, nor the end
-        # of a sentence the passage opens on, nor markup, and they stop before an item
-        # that needs its lead-in, a fragment or markup.
+        # of a sentence the passage opens on, nor markup or a question, and they stop
+        # before any piece that is never quoted.
         pieces = [piece for piece in pieces if piece[1] != HEADING_LINE] or pieces[:1]
-        while pieces and pieces[0][1] in (FRAGMENT, MARKUP):
+        while pieces and pieces[0][1] in (FRAGMENT, MARKUP, QUESTION):
             pieces = pieces[1:]
         stops = [i for i, piece in enumerate(pieces) if piece[1] in NEVER_QUOTED]
         pieces = pieces[: stops[0]] if stops else pieces
