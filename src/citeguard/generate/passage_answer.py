@@ -181,6 +181,11 @@ repainting?" above its answer), never quoted: it asks, and states nothing."""
 NEVER_QUOTED = (LEAD_IN_ITEM, FRAGMENT, MARKUP, QUESTION)
 """The kinds of piece a quote never includes."""
 
+PASSED_OVER = (FRAGMENT, MARKUP, QUESTION)
+"""The kinds of piece that a quote of the passage's first sentences (no scores) skips when
+the passage opens on them; an item under a lead-in is not skipped: the quote stops before
+it."""
+
 # A piece opening on a word in lower case: not "iPhone" or "eBay", which a sentence may
 # open on.
 _OPENS_ON_LOWER_WORD = re.compile(r"^[\s\"'(]*[a-z][a-z'-]*(?=[\s,;:.)]|$)")
@@ -332,7 +337,7 @@ def quote_passage(
         # of a sentence the passage opens on, nor markup or a question, and they stop
         # before any piece that is never quoted.
         pieces = [piece for piece in pieces if piece[1] != HEADING_LINE] or pieces[:1]
-        while pieces and pieces[0][1] in (FRAGMENT, MARKUP, QUESTION):
+        while pieces and pieces[0][1] in PASSED_OVER:
             pieces = pieces[1:]
         stops = [i for i, piece in enumerate(pieces) if piece[1] in NEVER_QUOTED]
         pieces = pieces[: stops[0]] if stops else pieces
