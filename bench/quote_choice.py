@@ -33,6 +33,7 @@ from bench_questions import bench_questions, chosen_scorer, question_bench_parse
 from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.matching import span_overlaps
+from citeguard.evaluation.metrics import SPAN_MIN_SHARE, span_hit
 from citeguard.generate.passage_answer import passage_sentences, quote_passage
 from citeguard.index.embedder import get_embedder
 from citeguard.index.search import load_index
@@ -44,9 +45,11 @@ ONLY_THE_BEST = 2.0
 
 
 def holds_gold(question: Question, text: str) -> bool:
-    """Half of a gold span's text in one run of ``text``, or half of ``text`` in a span's."""
-    return bool(text) and any(
-        span_overlaps(s.text, text) or span_overlaps(text, s.text) for s in question.gold_spans
+    """Half of a gold span's text in one run of ``text`` (the harness's span hit), or half
+    of ``text`` in a span's (a sentence of a longer gold clause)."""
+    spans = [s.text for s in question.gold_spans]
+    return bool(text) and (
+        span_hit(spans, [text]) or any(span_overlaps(text, s, SPAN_MIN_SHARE) for s in spans)
     )
 
 
@@ -59,10 +62,8 @@ def main(argv: list[str]) -> int:
     indexed = set(searcher.documents)
 
     def cosines(question: str, texts: Sequence[str]) -> np.ndarray:
-        vectors = np.asarray(embedder.embed_documents(list(texts)))
-        query = np.asarray(embedder.embed_query(question))
-        norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(query) + 1e-9
-        return np.asarray(vectors @ query / norms)
+        # The embedder's vectors are L2-normalized: the dot product is the cosine.
+        return np.asarray(embedder.embed_documents(list(texts)) @ embedder.embed_query(question))
 
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()

@@ -29,7 +29,6 @@ from judged_quotes import is_good, quote_bench_parser, read_judged_quotes
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.learned.evidence import best_passage_score
 from citeguard.llm.judge import LocalJudge, evidence_first_messages
-from citeguard.llm.local_llama import without_control_tokens
 from citeguard.text.questions import is_yes_no_question
 
 OUT = Path("bench/results/three_way_relevance.json")
@@ -39,26 +38,18 @@ ANSWER_IT = (
 """The three-way prompt's last line; the rest is the judge's, evidence first."""
 
 
+THREE = ("Yes", "No", "Unknown")
+"""The three answers, each one token in the shipped model's vocabulary."""
+
+
 def decided_probability(judge: LocalJudge, question: str, evidence: str) -> float:
     """P("Yes" or "No") over "Yes", "No" and "Unknown" as the next token after the
     three-way prompt."""
-    model = judge.model
-    llama = model.llama
     messages = evidence_first_messages(evidence, "QUESTION", question, ANSWER_IT)
-    prompt = model.chat_formatter()(messages=without_control_tokens(messages)).prompt
-    tokens = llama.tokenize(prompt.encode(), add_bos=True, special=True)
-    ids = [llama.tokenize(word.encode(), add_bos=False, special=False)[0] for word in THREE]
-    with model.lock:
-        logits, _ = model.next_token_logits(tokens)
-        model.snapshot_kv()
-    values = [float(logits[i]) for i in ids]
+    values = judge.answer_logits(messages, THREE)
     top = max(values)
     weights = [math.exp(v - top) for v in values]
     return (weights[0] + weights[1]) / sum(weights)
-
-
-THREE = ("Yes", "No", "Unknown")
-"""The three answers, each one token in the shipped model's vocabulary."""
 
 
 def main(argv: list[str]) -> int:

@@ -268,9 +268,15 @@ def _passage_pieces(passage: str) -> list[tuple[str, str]]:
         body = without_numbered_heading(body)
         if not is_heading(body):
             body = without_enumerator(body)  # "1. Definitions" keeps its number
-        if len(re.sub(r"\W", "", body)) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
+        if _word_chars(body) >= MIN_SENTENCE_CHARS and not ends_mid_phrase(body):
             sentences.append((body, _kind_of(body, entry.lead_in_item)))
     return sentences
+
+
+def _word_chars(text: str) -> int:
+    """How many letters, digits and underscores ``text`` holds (what a sentence's length is
+    measured in: punctuation and spaces are not words)."""
+    return len(re.sub(r"\W", "", text))
 
 
 def _kind_of(body: str, lead_in_item: bool) -> str:
@@ -278,7 +284,7 @@ def _kind_of(body: str, lead_in_item: bool) -> str:
     be quoted."""
     if lead_in_item:
         return LEAD_IN_ITEM
-    if len(re.sub(r"\W", "", _HTML_COMMENT_OR_TAG.sub("", body))) < MIN_SENTENCE_CHARS:
+    if _word_chars(_HTML_COMMENT_OR_TAG.sub("", body)) < MIN_SENTENCE_CHARS:
         return MARKUP
     if body.endswith("?"):
         return QUESTION

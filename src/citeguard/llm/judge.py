@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from citeguard.errors import ModelUnavailableError, PromptTooLongError
@@ -72,7 +72,7 @@ class LocalJudge:
     def __init__(self, model: LocalLlama, work: WorkCounter | None = None) -> None:
         self.model = model
         self.work = work if work is not None else WorkCounter()
-        self._answer_tokens: tuple[int, int] | None = None
+        self._answer_tokens: dict[str, int] = {}
 
     def support_probability(self, claim: str, evidence: str) -> float:
         """P(Yes) that ``evidence`` fully supports ``claim``.
@@ -113,35 +113,45 @@ class LocalJudge:
 
     def yes_probability(self, messages: list[dict[str, str]]) -> float:
         """Softmax of the "Yes" and "No" next-token logits after the chat-formatted messages."""
+        yes, no = self.answer_logits(messages, ("Yes", "No"))
+        return 1.0 / (1.0 + math.exp(no - yes))
+
+    def answer_logits(self, messages: list[dict[str, str]], answers: Sequence[str]) -> list[float]:
+        """The next-token logit of each one-token word of ``answers`` after the
+        chat-formatted ``messages`` (the judge's readings compare them).
+
+        Raises:
+            PromptTooLongError: the prompt does not fit the model's context.
+            ModelUnavailableError: a word of ``answers`` is not one token of the vocabulary.
+        """
         llama = self.model.llama
         prompt = self.model.chat_formatter()(messages=without_control_tokens(messages)).prompt
         tokens = llama.tokenize(prompt.encode(), add_bos=True, special=True)
         if len(tokens) >= llama.n_ctx():
             raise PromptTooLongError(len(tokens), llama.n_ctx() - 1)
-        yes_id, no_id = self._yes_no_tokens()
+        ids = [self._answer_token(word) for word in answers]
         with self.model.lock:
             # Timed under the lock, as generation is: the counts are the model's work, not
             # the wait for another call to finish.
             started = time.perf_counter()
             logits, reused_tokens = self.model.next_token_logits(tokens)
-            yes, no = float(logits[yes_id]), float(logits[no_id])
+            values = [float(logits[i]) for i in ids]
             seconds = time.perf_counter() - started
             self.work.add_prompt(len(tokens) - reused_tokens, reused_tokens, seconds)
             self.model.snapshot_kv()
         logger.debug(
             "judge prompt %d tokens (%d reused) in %.2f s", len(tokens), reused_tokens, seconds
         )
-        return 1.0 / (1.0 + math.exp(no - yes))
+        return values
 
-    def _yes_no_tokens(self) -> tuple[int, int]:
-        if self._answer_tokens is None:
-            llama = self.model.llama
-            yes = llama.tokenize(b"Yes", add_bos=False, special=False)
-            no = llama.tokenize(b"No", add_bos=False, special=False)
-            if len(yes) != 1 or len(no) != 1:
-                raise ModelUnavailableError("the model's vocabulary has no single-token 'Yes'/'No'")
-            self._answer_tokens = (yes[0], no[0])
-        return self._answer_tokens
+    def _answer_token(self, word: str) -> int:
+        """The vocabulary id of ``word``, which must be a single token."""
+        if word not in self._answer_tokens:
+            ids = self.model.llama.tokenize(word.encode(), add_bos=False, special=False)
+            if len(ids) != 1:
+                raise ModelUnavailableError(f"the model's vocabulary has no single-token {word!r}")
+            self._answer_tokens[word] = ids[0]
+        return self._answer_tokens[word]
 
 
 JUDGE_CUTS = 2
