@@ -32,8 +32,7 @@ from bench_questions import bench_questions, chosen_scorer, question_bench_parse
 
 from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.evaluation.dataset import Question
-from citeguard.evaluation.matching import span_overlaps
-from citeguard.evaluation.metrics import SPAN_MIN_SHARE, span_hit
+from citeguard.evaluation.question_thresholds import passage_holds_gold
 from citeguard.generate.passage_answer import passage_sentences, quote_passage
 from citeguard.index.embedder import get_embedder
 from citeguard.index.search import load_index
@@ -45,12 +44,9 @@ ONLY_THE_BEST = 2.0
 
 
 def holds_gold(question: Question, text: str) -> bool:
-    """Half of a gold span's text in one run of ``text`` (the harness's span hit), or half
-    of ``text`` in a span's (a sentence of a longer gold clause)."""
-    spans = [s.text for s in question.gold_spans]
-    return bool(text) and (
-        span_hit(spans, [text]) or any(span_overlaps(text, s, SPAN_MIN_SHARE) for s in spans)
-    )
+    """Whether ``text`` holds gold by the rule calibration judges a best passage with
+    (:func:`~citeguard.evaluation.question_thresholds.passage_holds_gold`)."""
+    return bool(text) and passage_holds_gold(text, [s.text for s in question.gold_spans])
 
 
 def main(argv: list[str]) -> int:
