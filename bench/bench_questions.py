@@ -4,6 +4,7 @@ calibrate`` fits on, the index of the dataset's documents, and the scorer to mea
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,3 +68,27 @@ def load_scorer(folder: Path | None) -> PairModel:
 def chosen_scorer(args: argparse.Namespace) -> PairModel:
     """The ``--model`` folder's scorer, else the shipped one (:func:`load_scorer`)."""
     return load_scorer(args.model)
+
+
+def local_model_first_lines(
+    instructions: str,
+    questions: list[str],
+    worked_examples: Sequence[tuple[str, str]] = (),
+    max_tokens: int = 48,
+) -> dict[str, str]:
+    """The first line of the local model's reply to each distinct question (greedy, at most
+    ``max_tokens``), told ``instructions`` and shown ``worked_examples`` (question, reply)
+    as earlier turns; it sees no document."""
+    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+    from citeguard.llm.providers import local_chat_model
+
+    model = local_chat_model(max_tokens=max_tokens)
+    shown: list[BaseMessage] = [SystemMessage(instructions)]
+    for asked, replied in worked_examples:
+        shown += [HumanMessage(asked), AIMessage(replied)]
+    written: dict[str, str] = {}
+    for question in dict.fromkeys(questions):
+        reply = model.invoke([*shown, HumanMessage(question)])
+        written[question] = str(reply.content).strip().split("\n")[0]
+    return written

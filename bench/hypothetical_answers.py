@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 from bench_output import write_result
+from bench_questions import local_model_first_lines
 from judged_quotes import is_good, quote_bench_parser, read_judged_quotes
 
 from citeguard.evaluation.pair_metrics import auroc
@@ -44,16 +45,7 @@ WRITER_PROMPT = (
 
 def hypothetical_answers(questions: list[str]) -> dict[str, str]:
     """The local model's one-sentence answer to each distinct question, written blind."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
-    from citeguard.llm.providers import local_chat_model
-
-    model = local_chat_model(max_tokens=48)
-    written: dict[str, str] = {}
-    for question in dict.fromkeys(questions):
-        reply = model.invoke([SystemMessage(WRITER_PROMPT), HumanMessage(question)])
-        written[question] = str(reply.content).strip().split("\n")[0]
-    return written
+    return local_model_first_lines(WRITER_PROMPT, questions)
 
 
 def main(argv: list[str]) -> int:

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from bench_output import write_result
+from bench_questions import local_model_first_lines
 
 REWRITER_PROMPT = (
     "You rewrite a reader's question about a document (a contract, a policy, a lease, house "
@@ -55,20 +56,8 @@ WORKED_EXAMPLES = (
 def rewrites(questions: list[str]) -> dict[str, str]:
     """The local model's rewrite of each distinct question (the question itself when the
     model writes nothing)."""
-    from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-
-    from citeguard.llm.providers import local_chat_model
-
-    model = local_chat_model(max_tokens=48)
-    shown: list[BaseMessage] = [SystemMessage(REWRITER_PROMPT)]
-    for asked, rewritten in WORKED_EXAMPLES:
-        shown += [HumanMessage(asked), AIMessage(rewritten)]
-    written: dict[str, str] = {}
-    for question in dict.fromkeys(questions):
-        reply = model.invoke([*shown, HumanMessage(question)])
-        lines = str(reply.content).strip().split("\n")
-        written[question] = lines[0].strip() or question
-    return written
+    written = local_model_first_lines(REWRITER_PROMPT, questions, WORKED_EXAMPLES)
+    return {question: rewrite.strip() or question for question, rewrite in written.items()}
 
 
 def main(argv: list[str]) -> int:
