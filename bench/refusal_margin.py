@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     from citeguard.evaluation.run_config import EvalConfig
 
     config = dataclasses.replace(EvalConfig(), judge=False)
-    run = run_evaluation(folder, args.out / "run", config, fresh=True, on_record=on_record)
+    run_evaluation(folder, args.out / "run", config, fresh=True, on_record=on_record)
     records = [
         json.loads(line)
         for line in (args.out / "run" / "results.jsonl").read_text(encoding="utf-8").splitlines()
@@ -163,7 +163,6 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
     write_result(args.out / "margins.json", {"rows": rows})
-    del run
     refused = [r for r in rows if r["first_decode"] and r["first_draft"].startswith(REFUSAL[:20])]
     sure = [refusal_probability(r["first_decode"], args.opening_tokens) for r in refused]
     labels = [int(bool(r["answerable"])) for r in refused]
