@@ -167,12 +167,28 @@ def test_brackets_that_are_document_text_are_not_citations() -> None:
     "answer", ["The lease expires on [n] [1].", "The lease was signed on [date]. [1]"]
 )
 @pytest.mark.parametrize("level", ["paper", "strict"])
-def test_placeholders_always_fail(answer: str, level: str) -> None:
+def test_placeholders_fail_unless_quoted(answer: str, level: str) -> None:
     source = "The lease expires on [n] and was signed on [date] by the parties."
     result = validate_answer(answer, [source], "When?", checks(level))
     verdict = result.sentences[0]
     assert "placeholder" in verdict.reasons and not verdict.supported
     assert "placeholder" in result.feedback[0]
+
+
+@pytest.mark.parametrize("level", ["paper", "strict"])
+def test_a_blank_of_the_document_quoted_word_for_word_is_its_text(level: str) -> None:
+    source = (
+        'This AGREEMENT is effective as of the [·] day of [·], 2019 ("Effective Date") '
+        "between Acme Inc. and Beta LLC."
+    )
+    quote = source.removesuffix(".") + " [1]."
+    result = validate_answer(quote, [source], "Who are the parties?", checks(level))
+    assert "placeholder" not in result.sentences[0].reasons
+    assert result.passed, result.sentences[0].reasons
+    # The same blank in the answer's own words is still a blank the answer left unfilled.
+    said = "The agreement is effective as of the [·] day of 2019 [1]."
+    result = validate_answer(said, [source], "When is it effective?", checks(level))
+    assert "placeholder" in result.sentences[0].reasons and not result.passed
 
 
 def test_empty_answer_triggers() -> None:

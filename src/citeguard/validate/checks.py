@@ -327,8 +327,9 @@ def check_sentence(
     markers = parse_citations(sentence.text, k)
     citations = [m for m in markers if m.kind == "citation"]
     malformed = [m for m in markers if m.kind == "malformed"]
-    placeholders = [m for m in markers if m.kind == "placeholder"]
     claim = strip_citations(sentence.text)
+    cited = _cited_sources(markers)
+    placeholders = unfilled_placeholders(markers, claim, ctx.evidence(cited) if cited else "")
     reasons: list[str] = []
 
     if n_sentences > 1 and is_refusal(sentence.text):
@@ -342,7 +343,6 @@ def check_sentence(
     if placeholders:
         reasons.append("placeholder")
     citation_valid = bool(citations) and not malformed and all(m.valid for m in citations)
-    cited = _cited_sources(markers)
 
     repair: CitationRepair | None = None
     if settings.level != "paper" and citation_valid:
@@ -408,6 +408,19 @@ def check_sentence(
     if not verdict.supported:
         verdict.feedback = _feedback(index, verdict, markers, claim, ctx)
     return verdict
+
+
+def unfilled_placeholders(
+    markers: Sequence[CitationMarker], claim: str, cited_evidence: str
+) -> list[CitationMarker]:
+    """The template blanks of ``markers`` ("[n]", "[date]", "[·]") that the answer left
+    unfilled. A claim that stands word for word in its cited evidence has none: a blank it
+    holds is the document's own ("effective as of the [·] day of [·], 2019" in a contract
+    filed unsigned), quoted as the document states it."""
+    blanks = [m for m in markers if m.kind == "placeholder"]
+    if blanks and cited_evidence and is_verbatim(claim, cited_evidence):
+        return []
+    return blanks
 
 
 def is_verbatim(claim: str, evidence: str) -> bool:

@@ -61,7 +61,9 @@ Levels (each includes the one before):
     answer, which quotes its source), the question is asked of the answer's sentences
     instead of the whole cited sources.
 
-Placeholders ("[date]", "[n]") fail at every level. Thresholds are compared with ``>=``
+Placeholders ("[date]", "[n]") fail at every level, unless the sentence quotes its cited
+sources word for word: then the blank is the document's own ("the [·] day of [·], 2019" in
+a contract filed unsigned). Thresholds are compared with ``>=``
 (a score exactly at the threshold passes). The thresholds are in
 :class:`~citeguard.validate.settings.ValidationSettings`.
 
