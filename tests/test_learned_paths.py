@@ -14,7 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from citeguard.generate.passage_answer import passage_answer, quote_passage
+from citeguard.generate.passage_answer import (
+    passage_answer,
+    quote_passage,
+    scored_passage_answer,
+)
 from citeguard.generate.prompts import REFUSAL
 from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
@@ -752,6 +756,29 @@ def test_passage_answer_stops_at_a_heading_unless_the_heading_is_the_best_senten
 
     assert passage_answer(passage, 1, asks_for_the_title, threshold=0.5) == (
         "12. SUCCESSORS AND ASSIGNS [1]."
+    )
+
+
+def test_a_yes_no_question_is_answered_by_the_clause_under_a_title_not_the_title() -> None:
+    passage = (
+        "11. Landlord's Entry\n\n"
+        "The Landlord may enter the Premises to make repairs.\n\n"
+        "12. EXCLUSIVITY\n\n"
+        "During the Term, Distributor shall not sell competing products. "
+        "Prices are set in Exhibit A."
+    )
+    # Only the title reaches the threshold (it shares the question's word).
+    scorer = KeywordScorer("EXCLUSIVITY", high=0.6, low=0.2, threshold=0.5)
+    asked = "Does the agreement contain an exclusivity commitment?"
+    quote = scored_passage_answer(passage, 2, asked, scorer)
+    assert quote.text == "During the Term, Distributor shall not sell competing products [2]."
+    assert quote.heading == "12. EXCLUSIVITY"  # read under its title by the relevance check
+    # A question that may ask for the title itself still gets it.
+    named = scored_passage_answer(passage, 2, "What is the section on exclusivity called?", scorer)
+    assert named.text == "12. EXCLUSIVITY [2]."
+    # A title with no statement under it in the passage is quoted as before.
+    assert scored_passage_answer("12. EXCLUSIVITY", 2, asked, scorer).text == (
+        "12. EXCLUSIVITY [2]."
     )
 
 

@@ -36,7 +36,8 @@ How the passage becomes sentences:
   clause before. A heading is not quoted, and it ends the quote there: it names the clause
   (and a short heading often scores best), it does not answer, and a judge reading "11.
   Landlord's Entry." as a claim finds nothing that states it. Only when no other sentence
-  reaches the threshold is the best heading quoted (a question may ask for a title).
+  reaches the threshold is the best heading quoted (a question may ask for a title); for
+  a yes/no question, the statement under it is quoted instead, read under the heading.
 * A numbered heading that the page runs into its first subsection ("5. TERM AND
   TERMINATION 5.1 This Agreement shall commence ...") is one sentence to the splitter; the
   heading and the subsection's number are left out of the quote, which starts where the
@@ -61,6 +62,7 @@ from dataclasses import dataclass
 
 from citeguard.generate.selection import MIN_SENTENCE_CHARS, as_cited_sentence
 from citeguard.learned.evidence import PairScorer, best_passages
+from citeguard.text.questions import is_yes_no_question
 from citeguard.text.sentences import BULLETS, Sentence, split_sentences
 from citeguard.validate.checks import ends_mid_phrase
 
@@ -328,6 +330,7 @@ def quote_passage(
     source: int,
     sentence_scores: SentenceScores | None = None,
     threshold: float = 0.0,
+    title_may_answer: bool = True,
 ) -> PassageQuote:
     """The passage's answering sentences, each cited ``[source]`` (text "" when it holds
     none), with the heading line they stand under.
@@ -336,6 +339,10 @@ def quote_passage(
         sentence_scores: scores each sentence against the question; without it the first
             sentences are quoted.
         threshold: the score a neighbour of the best sentence needs to be quoted too.
+        title_may_answer: whether a title scored best is quoted alone (a question may ask
+            for one). Without it, the statement right under the title is quoted instead,
+            read under the title: "12. EXCLUSIVITY" says that the contract has such a
+            section, not what it commits anyone to.
     """
     pieces = _passage_pieces(passage)
     if sentence_scores is None:
@@ -369,6 +376,11 @@ def quote_passage(
         statements = [i for i in range(len(sentences)) if quotable(i)]
         not_heading_lines = [i for i in candidates if pieces[i][1] != HEADING_LINE]
         best = max(statements or not_heading_lines or candidates, key=lambda i: scores[i])
+        if not title_may_answer and pieces[best][1] == TITLE:
+            under = best + 1
+            if under < len(pieces) and pieces[under][1] == STATEMENT:
+                titled = sentences[best]
+                return PassageQuote(as_cited_sentence(sentences[under], source), titled)
         first = last = best
         while first > 0 and quotable(first - 1):
             first -= 1
@@ -414,7 +426,8 @@ def scored_passage_answer(
 ) -> PassageQuote:
     """:func:`quote_passage` with the evidence scorer choosing the sentences (the best
     for ``question`` and its neighbours at the scorer's threshold); without a scorer, the
-    passage's first sentences."""
+    passage's first sentences. A yes/no question is not answered by a title alone: it asks
+    what the clause says, not whether it has a heading."""
     if scorer is None:
         return quote_passage(passage, source)
     return quote_passage(
@@ -422,6 +435,7 @@ def scored_passage_answer(
         source,
         lambda sentences: scorer.scores([(question, s) for s in sentences]).tolist(),
         scorer.threshold,
+        title_may_answer=not is_yes_no_question(question),
     )
 
 
