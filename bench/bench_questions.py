@@ -4,9 +4,10 @@ calibrate`` fits on, the index of the dataset's documents, and the scorer to mea
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from citeguard.evaluation.dataset import Question
@@ -92,3 +93,23 @@ def local_model_first_lines(
         reply = model.invoke([*shown, HumanMessage(question)])
         written[question] = str(reply.content).strip().split("\n")[0]
     return written
+
+
+def dataset_records(dataset: Path) -> list[dict[str, Any]]:
+    """The question records of ``dataset``'s questions.jsonl, as written (every field)."""
+    text = (dataset / "questions.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def write_dataset_subset(dataset: Path, folder: Path, records: Sequence[dict[str, Any]]) -> Path:
+    """``folder`` as a dataset of ``records`` (questions of ``dataset``): docs/ links to the
+    original files of the documents they ask about, questions.jsonl holds them."""
+    (folder / "docs").mkdir(parents=True, exist_ok=True)
+    for doc in sorted({record["doc"] for record in records}):
+        link = folder / "docs" / doc
+        if not link.exists():
+            link.symlink_to((dataset / "docs" / doc).resolve())
+    (folder / "questions.jsonl").write_text(
+        "".join(json.dumps(record) + "\n" for record in records), encoding="utf-8"
+    )
+    return folder

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
+from bench_questions import dataset_records, write_dataset_subset
 
 from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.harness import run_evaluation
@@ -81,23 +82,9 @@ def sample_dataset(dataset: Path, out: Path, n_questions: int, seed: int) -> Pat
     links to the original's files)."""
     questions = [q for q in load_questions(dataset / "questions.jsonl", unique_ids=False) if q.doc]
     held_out = validation_documents(questions, PairSettings())
-    lines = [
-        json.loads(line)
-        for line in (dataset / "questions.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
-    chosen = [line for line in lines if line.get("doc") in held_out]
+    chosen = [line for line in dataset_records(dataset) if line.get("doc") in held_out]
     chosen = random.Random(seed).sample(chosen, min(n_questions, len(chosen)))
-    folder = out / "dataset"
-    (folder / "docs").mkdir(parents=True, exist_ok=True)
-    for doc in sorted({line["doc"] for line in chosen}):
-        link = folder / "docs" / doc
-        if not link.exists():
-            link.symlink_to((dataset / "docs" / doc).resolve())
-    (folder / "questions.jsonl").write_text(
-        "".join(json.dumps(line) + "\n" for line in chosen), encoding="utf-8"
-    )
-    return folder
+    return write_dataset_subset(dataset, out / "dataset", chosen)
 
 
 def text_of(tokens: list[int]) -> str:

@@ -379,8 +379,7 @@ def quote_passage(
         if not title_may_answer and pieces[best][1] == TITLE:
             under = best + 1
             if under < len(pieces) and pieces[under][1] == STATEMENT:
-                titled = sentences[best]
-                return PassageQuote(as_cited_sentence(sentences[under], source), titled)
+                return PassageQuote(as_cited_sentence(sentences[under], source), sentences[best])
         first = last = best
         while first > 0 and quotable(first - 1):
             first -= 1

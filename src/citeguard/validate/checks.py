@@ -329,7 +329,7 @@ def check_sentence(
     malformed = [m for m in markers if m.kind == "malformed"]
     claim = strip_citations(sentence.text)
     cited = _cited_sources(markers)
-    placeholders = unfilled_placeholders(markers, claim, ctx.evidence(cited) if cited else "")
+    placeholders = unfilled_placeholders(markers, claim, cited, ctx)
     reasons: list[str] = []
 
     if n_sentences > 1 and is_refusal(sentence.text):
@@ -411,14 +411,14 @@ def check_sentence(
 
 
 def unfilled_placeholders(
-    markers: Sequence[CitationMarker], claim: str, cited_evidence: str
+    markers: Sequence[CitationMarker], claim: str, cited: Sequence[int], ctx: CheckInputs
 ) -> list[CitationMarker]:
     """The template blanks of ``markers`` ("[n]", "[date]", "[·]") that the answer left
-    unfilled. A claim that stands word for word in its cited evidence has none: a blank it
-    holds is the document's own ("effective as of the [·] day of [·], 2019" in a contract
-    filed unsigned), quoted as the document states it."""
+    unfilled. A claim that stands word for word in its ``cited`` sources has none: a blank
+    it holds is the document's own ("effective as of the [·] day of [·], 2019" in a
+    contract filed unsigned), quoted as the document states it."""
     blanks = [m for m in markers if m.kind == "placeholder"]
-    if blanks and cited_evidence and is_verbatim(claim, cited_evidence):
+    if blanks and cited and is_verbatim(claim, ctx.evidence(cited)):
         return []
     return blanks
 
