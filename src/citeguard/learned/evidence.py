@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from citeguard.text.passages import Passage, passages
+from citeguard.text.passages import Passage, passages, reading_windows
 
 PASSAGE_WORDS = 80
 """The passage size of the training pairs (``PairSettings.passage_words``)."""
@@ -69,19 +69,27 @@ class BestPassage:
 def best_passages(
     scorer: PairScorer, first: str, texts: Sequence[str], passage_words: int = PASSAGE_WORDS
 ) -> list[BestPassage]:
-    """For each text, its best-scoring passage against ``first`` (one batch for all)."""
+    """For each text, its best-scoring passage against ``first`` (one batch for all).
+
+    A passage is scored by the best of its :func:`reading_windows`: a sentence longer than
+    the passages the models were trained on is read whole, in overlapping windows, instead
+    of its opening alone. The span returned is the whole passage.
+    """
     cut: list[list[Passage]] = [
         passages(text, passage_words) or [Passage(text, 0, len(text))] for text in texts
     ]
-    flat = [(first, p.text) for parts in cut for p in parts]
+    windows = [[reading_windows(p.text, passage_words) for p in parts] for parts in cut]
+    flat = [(first, w) for parts in windows for each in parts for w in each]
     scores = scorer.scores(flat) if flat else np.zeros(0)
     out: list[BestPassage] = []
     offset = 0
-    for parts in cut:
-        chunk_scores = scores[offset : offset + len(parts)]
-        offset += len(parts)
-        best = int(np.argmax(chunk_scores))
-        out.append(BestPassage(float(chunk_scores[best]), parts[best].start, parts[best].end))
+    for parts, read in zip(cut, windows, strict=True):
+        passage_scores: list[float] = []
+        for each in read:
+            passage_scores.append(float(np.max(scores[offset : offset + len(each)])))
+            offset += len(each)
+        best = int(np.argmax(passage_scores))
+        out.append(BestPassage(passage_scores[best], parts[best].start, parts[best].end))
     return out
 
 

@@ -6,6 +6,7 @@ same cut in training and in use, so the models see text of the size they learned
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from citeguard.text.sentences import split_sentences
@@ -37,3 +38,22 @@ def passages(text: str, max_words: int) -> list[Passage]:
     if words:
         out.append(Passage(text[start:end], start, end))
     return out
+
+
+def reading_windows(passage: str, max_words: int) -> list[str]:
+    """What a model with a window of ``max_words`` words reads of ``passage``: the passage
+    itself and, for a sentence longer than the window, also overlapping windows of
+    ``max_words`` words (each starting half a window after the last, the last ending with
+    the passage).
+
+    A model cuts what does not fit its window, so a clause in the second half of a long
+    contract sentence was never read (an exact quote of one scored 0.05 as a claim). The
+    passage itself stays one of the readings, so a passage scored by its best reading never
+    scores lower than before.
+    """
+    words = list(re.finditer(r"\S+", passage))
+    if len(words) <= max_words:
+        return [passage]
+    step = max(1, max_words // 2)
+    starts = list(range(step, len(words) - max_words, step)) + [len(words) - max_words]
+    return [passage] + [passage[words[i].start() : words[i + max_words - 1].end()] for i in starts]
