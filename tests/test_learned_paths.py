@@ -75,6 +75,7 @@ def run(
     # Each test turns on the settings it is about; the others are off, whatever the defaults.
     settings = {
         "scorer_rerank": False,
+        "scorer_source_rescue": False,
         "scorer_sufficiency": False,
         "scorer_answer": False,
         **context,
@@ -127,6 +128,33 @@ def test_scorer_rerank_reorders_a_pool_larger_than_top_k(monkeypatch: pytest.Mon
     compile_graph(plain).invoke({"question": RENT_Q}, context=settings)
     assert searched == [2]
     assert "one cat" not in prompts(plain)[0]
+
+
+def test_an_answering_chunk_ranked_below_the_sources_is_shown_instead_of_refused() -> None:
+    """scorer_source_rescue: no source reaches the scorer's floor, but a retrieved chunk
+    below them reaches its answer threshold: it takes the weakest source's place after
+    retrieval's first, and the question reaches the model instead of being refused."""
+    question_settings = {"scorer_sufficiency": True, "context_k": 2}
+    refused, plain = run([GOOD], KeywordScorer("cat"), **question_settings)
+    assert refused["refusal_reason"] == "insufficient_evidence"
+    assert prompts(plain) == []
+    result, resources = run(
+        [GOOD], KeywordScorer("cat"), scorer_source_rescue=True, **question_settings
+    )
+    assert result["refusal_reason"] != "insufficient_evidence"
+    prompt = prompts(resources)[0]
+    assert "one cat" in prompt and "monthly rent" in prompt  # retrieval's first stays
+    assert prompt.index("monthly rent") < prompt.index("one cat")
+
+
+def test_no_rescue_when_a_source_answers_or_no_other_chunk_does() -> None:
+    settings = {"scorer_sufficiency": True, "scorer_source_rescue": True, "context_k": 2}
+    _, answered = run([GOOD], KeywordScorer("rent"), **settings)
+    assert "one cat" not in prompts(answered)[0]  # a source reaches the floor: unchanged
+    # Another chunk over the floor but under the answer threshold is not enough.
+    refused, resources = run([GOOD], KeywordScorer("cat", high=0.5), **settings)
+    assert refused["refusal_reason"] == "insufficient_evidence"
+    assert prompts(resources) == []
 
 
 def test_scorer_floor_refuses_before_any_model_call() -> None:

@@ -44,6 +44,7 @@ def chunk_settings(max_tokens: int) -> ChunkSettings:
 
 _NO_LEARNED: dict[str, object] = {
     "scorer_rerank": False,
+    "scorer_source_rescue": False,
     "scorer_sufficiency": False,
     "scorer_answer": False,
     "passage_first": False,
@@ -82,7 +83,7 @@ ABLATIONS: dict[str, list[Variant]] = {
     "judge_evidence": [
         Variant(f"judge-evidence-{n or 'all'}", {"judge_evidence_words": n}) for n in (0, 100)
     ],
-    # The trained models one at a time, then together; every variant names all six
+    # The trained models one at a time, then together; every variant names all seven
     # settings, so the table does not depend on the defaults. The passage answer's
     # relevance check is the scorer's mean with the local model's, as by default;
     # passage_first needs that check, so "all" (with the verifier) runs without it.
@@ -92,6 +93,7 @@ ABLATIONS: dict[str, list[Variant]] = {
             ("none", {}),
             ("rerank", {"scorer_rerank": True}),
             ("sufficiency", {"scorer_sufficiency": True}),
+            ("source-rescue", {"scorer_sufficiency": True, "scorer_source_rescue": True}),
             ("passage-answer", {"scorer_answer": True, "passage_relevance_with_scorer": True}),
             (
                 "passage-first",
@@ -106,6 +108,7 @@ ABLATIONS: dict[str, list[Variant]] = {
                 "all",
                 {
                     "scorer_rerank": True,
+                    "scorer_source_rescue": True,
                     "scorer_sufficiency": True,
                     "scorer_answer": True,
                     "passage_relevance_with_scorer": True,

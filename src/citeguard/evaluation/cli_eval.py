@@ -42,6 +42,7 @@ EVAL_OPTIONS = (
     ContextOption("opening_source"),
     ContextOption("scorer_rerank"),
     ContextOption("scorer_rerank_pool", metavar="N"),
+    ContextOption("scorer_source_rescue"),
     ContextOption("scorer_sufficiency"),
     ContextOption("scorer_answer"),
     ContextOption("passage_first"),

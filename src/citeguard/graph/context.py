@@ -113,6 +113,16 @@ class Context:
             "(docs/results.md, 'Scorer variants not shipped')."
         ),
     )
+    scorer_source_rescue: bool = field(
+        default=True,
+        metadata=_doc(
+            "When no source has a passage at the trained evidence scorer's refusal floor (the "
+            "question would be refused before any model call) but another retrieved chunk "
+            "has one at its answer threshold, that chunk takes the place of the "
+            "lowest-scored source after retrieval's first: an answering clause ranked just "
+            "below the sources is shown instead of refused."
+        ),
+    )
     scorer_sufficiency: bool = field(
         default=True,
         metadata=_doc(
@@ -285,6 +295,7 @@ class Context:
             "rerank",
             "opening_source",
             "scorer_rerank",
+            "scorer_source_rescue",
             "scorer_sufficiency",
             "scorer_answer",
             "passage_first",
@@ -309,7 +320,12 @@ class Context:
 
     def uses_evidence_scorer(self) -> bool:
         """Whether retrieval scores the sources' passages with the trained evidence scorer."""
-        return self.scorer_rerank or self.scorer_sufficiency or self.scorer_answer
+        return (
+            self.scorer_rerank
+            or self.scorer_source_rescue
+            or self.scorer_sufficiency
+            or self.scorer_answer
+        )
 
     def judges_passage_quote(self) -> bool:
         """Whether a passage answer's quote meets the local model's relevance check, the

@@ -44,6 +44,36 @@ class AnswerScores:
             return list(hits)
         return sorted(hits, key=lambda hit: -self._by_chunk[hit.chunk.chunk_id].score)
 
+    def rescued(self, hits: Sequence[SearchHit], sources: Sequence[SearchHit]) -> list[SearchHit]:
+        """``sources``, or, when none has a passage at the scorer's refusal floor but another
+        of ``hits`` has one at its answer threshold, ``sources`` with the best such hit in
+        place of the lowest-scored source after the first (retrieval's best stays shown).
+
+        Only questions that would be refused before any model call change; the answer
+        threshold is fitted so that few unanswerable questions' passages reach it.
+        """
+        scorer = self._scorer
+        if scorer is None or not sources:
+            return list(sources)
+        self.score(sources)
+        if max(self.score_of(hit) for hit in sources) >= scorer.recall_threshold:
+            return list(sources)
+        shown = {hit.chunk.chunk_id for hit in sources}
+        others = [hit for hit in hits if hit.chunk.chunk_id not in shown]
+        if not others:
+            return list(sources)
+        self.score(others)
+        best = max(others, key=self.score_of)
+        if self.score_of(best) < scorer.threshold:
+            return list(sources)
+        replaceable = range(1, len(sources)) if len(sources) > 1 else range(1)
+        weakest = min(replaceable, key=lambda i: self.score_of(sources[i]))
+        return [best if i == weakest else hit for i, hit in enumerate(sources)]
+
+    def score_of(self, hit: SearchHit) -> float:
+        """The best-passage score of a hit already scored."""
+        return self._by_chunk[hit.chunk.chunk_id].score
+
     def annotated(self, record: dict[str, Any]) -> dict[str, Any]:
         """An evidence record with its chunk's score and best passage, when it was scored."""
         best = self._by_chunk.get(str(record["chunk_id"]))

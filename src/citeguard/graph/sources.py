@@ -22,7 +22,9 @@ def retrieve_sources(
     """(the retrieved hits, the sources the model sees) under ``ctx``: the search for
     ``ctx.top_k`` hits, or with ``ctx.scorer_rerank`` and a scorer, for
     ``ctx.scorer_rerank_pool`` hits, the first kept first and the rest reordered by the
-    scorer; then :func:`~citeguard.index.opening.choose_sources`."""
+    scorer; then :func:`~citeguard.index.opening.choose_sources`; with
+    ``ctx.scorer_source_rescue`` and a scorer, an answering hit in place of a source when
+    no source answers (:meth:`~citeguard.graph.passage_scores.AnswerScores.rescued`)."""
     reranks = ctx.scorer_rerank and scores.has_scorer
     hits = searcher.search(
         question,
@@ -46,4 +48,6 @@ def retrieve_sources(
         searcher if ctx.opening_source else None,
         ctx.retrieval_mode,
     )
+    if ctx.scorer_source_rescue and scores.has_scorer:
+        sources = scores.rescued(hits, sources)
     return list(hits), sources

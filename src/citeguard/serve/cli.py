@@ -44,6 +44,7 @@ ASK_OPTIONS = (
     ContextOption("opening_source", flag="--no-opening-source"),
     ContextOption("scorer_rerank"),
     ContextOption("scorer_rerank_pool", metavar="N"),
+    ContextOption("scorer_source_rescue"),
     ContextOption("scorer_sufficiency"),
     ContextOption("scorer_answer"),
     ContextOption("passage_first"),
