@@ -42,7 +42,7 @@ class AnswerScores:
         self.score(hits)
         if self._scorer is None:
             return list(hits)
-        return sorted(hits, key=lambda hit: -self._by_chunk[hit.chunk.chunk_id].score)
+        return sorted(hits, key=lambda hit: -self.score_of(hit))
 
     def rescued(self, hits: Sequence[SearchHit], sources: Sequence[SearchHit]) -> list[SearchHit]:
         """``sources``, or, when none has a passage at the scorer's refusal floor but another
@@ -66,8 +66,12 @@ class AnswerScores:
         best = max(others, key=self.score_of)
         if self.score_of(best) < scorer.threshold:
             return list(sources)
-        replaceable = range(1, len(sources)) if len(sources) > 1 else range(1)
-        weakest = min(replaceable, key=lambda i: self.score_of(sources[i]))
+        # Retrieval's best stays shown, unless it is the only source.
+        weakest = (
+            min(range(1, len(sources)), key=lambda i: self.score_of(sources[i]))
+            if len(sources) > 1
+            else 0
+        )
         return [best if i == weakest else hit for i, hit in enumerate(sources)]
 
     def score_of(self, hit: SearchHit) -> float:
