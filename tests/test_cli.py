@@ -205,6 +205,11 @@ def test_a_bad_setting_is_a_one_line_error_not_a_traceback(
     assert code == 1
     assert "alpha=2.0: must be between 0 and 1" in err
     assert "Traceback" not in err
+    code, _, err = run_cli(
+        capsys, "eval", str(tmp_path), "--out", str(tmp_path / "out"), "--scorer-rerank-pool", "0"
+    )
+    assert code == 1
+    assert err.strip() == "citeguard: error: scorer_rerank_pool=0: must be an integer >= 1"
 
 
 @pytest.mark.parametrize(

@@ -270,6 +270,7 @@ class Context:
         counts = {
             "top_k": 1,
             "context_k": 1,
+            "scorer_rerank_pool": 1,
             "max_regenerations": 0,
             "source_words": 0,
             "judge_evidence_words": 0,
