@@ -31,6 +31,22 @@ def test_two_names_in_each_others_place_are_found() -> None:
         assert copy_edit_reasons(claim, ROYALTY) == ["names_reversed"]
 
 
+def test_the_documents_own_name_in_a_partys_place_is_found() -> None:
+    """ "this Agreement" names the document, but a claim that puts a party where the clause
+    names the document, and the document where it names the party, is a swap like any."""
+    evidence = (
+        "This Agreement shall not be assignable by Consultant. This Agreement will be "
+        "governed by the laws of the State of California."
+    )
+    assert reverses_names("This Consultant shall not be assignable by Agreement.", evidence)
+    for claim in (
+        "This Agreement shall not be assignable by Consultant.",
+        "Consultant may not assign this Agreement.",
+        "This Agreement will be governed by the laws of the State of California.",
+    ):
+        assert not reverses_names(claim, evidence), claim
+
+
 def test_names_as_the_evidence_orders_them_or_paired_or_paraphrased_pass() -> None:
     for claim in (
         "Aucta shall pay to ETON a royalty of five percent (5%) of Net Sales.",

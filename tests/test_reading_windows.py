@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from citeguard.learned.evidence import best_passages
-from citeguard.text.passages import reading_windows
+from citeguard.text.passages import reading_windows, without_mark_runs
 
 WINDOW = 10
 
@@ -65,3 +65,38 @@ def test_a_clause_late_in_a_long_sentence_is_found_and_its_whole_sentence_return
     # A text the keyword is absent from still scores low.
     [other] = best_passages(FirstWordsScorer("assign"), "question", [words(0, 40)], WINDOW)
     assert other.score == 0.1
+
+
+def test_runs_of_one_mark_are_cut_to_three_and_shorter_runs_kept() -> None:
+    assert without_mark_runs("terms and " + "-" * 32 + " conditions") == "terms and --- conditions"
+    assert without_mark_runs("Tenant: ________ Date: ____") == "Tenant: ___ Date: ___"
+    assert without_mark_runs("Section 5 .......... 12") == "Section 5 ... 12"
+    # A redaction mark and an ellipsis are read as written.
+    assert without_mark_runs("[***] months ... and -- so") == "[***] months ... and -- so"
+
+
+class RecordingScorer:
+    """Scores every pair 0.5 and keeps what it was given to read."""
+
+    threshold = recall_threshold = passage_answer_threshold = 0.5
+    weak_passage_relevance_threshold = None
+    passage_first_threshold = None
+
+    def __init__(self) -> None:
+        self.read: list[tuple[str, str]] = []
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        self.read.extend(pairs)
+        return np.full(len(pairs), 0.5)
+
+
+def test_models_read_without_ruled_lines_but_spans_are_the_texts_own() -> None:
+    """A ruled line spends a model's window on marks; the passage found is still returned
+    as the text writes it."""
+    text = "Subject to the terms and " + "-" * 40 + " conditions, Tenant may sublet."
+    scorer = RecordingScorer()
+    [best] = best_passages(scorer, "Who may " + "_" * 10 + " sublet?", [text])
+    assert scorer.read == [
+        ("Who may ___ sublet?", "Subject to the terms and --- conditions, Tenant may sublet.")
+    ]
+    assert text[best.start : best.end] == text

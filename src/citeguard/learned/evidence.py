@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from citeguard.text.passages import Passage, passages, reading_windows
+from citeguard.text.passages import Passage, passages, reading_windows, without_mark_runs
 
 PASSAGE_WORDS = 80
 """The passage size of the training pairs (``PairSettings.passage_words``)."""
@@ -73,13 +73,16 @@ def best_passages(
 
     A passage is scored by the best of its :func:`reading_windows`: a sentence longer than
     the passages the models were trained on is read whole, in overlapping windows, instead
-    of its opening alone. The span returned is the whole passage.
+    of its opening alone. Both texts are read :func:`without_mark_runs` (ruled lines and
+    form blanks spend the model's window on nothing). The span returned is the whole
+    passage, as the text writes it.
     """
     cut: list[list[Passage]] = [
         passages(text, passage_words) or [Passage(text, 0, len(text))] for text in texts
     ]
     windows = [[reading_windows(p.text, passage_words) for p in parts] for parts in cut]
-    flat = [(first, w) for parts in windows for each in parts for w in each]
+    read_first = without_mark_runs(first)
+    flat = [(read_first, without_mark_runs(w)) for parts in windows for each in parts for w in each]
     scores = scorer.scores(flat) if flat else np.zeros(0)
     out: list[BestPassage] = []
     offset = 0

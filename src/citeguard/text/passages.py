@@ -40,6 +40,21 @@ def passages(text: str, max_words: int) -> list[Passage]:
     return out
 
 
+_MARK_RUN = re.compile(r"(([^\w\s]|_)\2\2)\2+")
+
+
+def without_mark_runs(text: str) -> str:
+    """``text`` with each run of more than three of the same mark ("-----", "______",
+    "......") cut to three; shorter runs ("[***]", "...") stay as written.
+
+    Ruled lines, form blanks and dot leaders of PDF text carry no words, yet a model's
+    tokenizer reads each mark as a word piece of its own: a 32-dash underline took a sixth
+    of the verifier's window, and an exact 44-word quote of a license grant read as
+    unsupported with it.
+    """
+    return _MARK_RUN.sub(r"\1", text)
+
+
 def reading_windows(passage: str, max_words: int) -> list[str]:
     """What a model with a window of ``max_words`` words reads of ``passage``: the passage
     itself and, for a sentence longer than the window, also overlapping windows of

@@ -80,16 +80,15 @@ def _names(claim: str, evidence: str) -> list[str]:
             candidate = re.sub(r"['\u2019]s$", "", candidate).rstrip(".',")
             if candidate.lower() in _NOT_NAMES or len(candidate) < 2 or candidate in found:
                 continue
-            if _names_a_party(candidate, evidence):
+            if _stands_in(candidate, evidence):
                 found.append(candidate)
     return found
 
 
-def _names_a_party(name: str, evidence: str) -> bool:
-    """Whether ``name`` stands in the evidence, and never as "this ...": "this Agreement"
-    or "the Term of this Agreement" names the document, not a party."""
-    if re.search(rf"\b(?:this|these)\s+{re.escape(name)}\b", evidence, re.IGNORECASE):
-        return False
+def _stands_in(name: str, evidence: str) -> bool:
+    """Whether ``name`` stands in the evidence as written. The document's own name counts
+    ("this Agreement"): "This Consultant shall not be assignable by Agreement." puts it in
+    a party's place, and a claim that copies the clause gains nothing from that swap."""
     return re.search(rf"\b{re.escape(name)}\b", evidence) is not None
 
 
