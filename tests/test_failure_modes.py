@@ -192,3 +192,39 @@ def test_yes_no_lead_on_an_off_topic_sentence_fails() -> None:
         STRICT,
     )
     assert on_topic.passed, on_topic.to_json()
+
+
+def test_a_clause_opening_on_the_determiner_no_is_not_read_as_a_no_lead() -> None:
+    evidence = (
+        "12. PETS. No animals may be kept in the Premises without the Landlord's prior "
+        "written consent. With that consent the Tenant may keep one cat or one dog weighing "
+        "no more than 30 pounds."
+    )
+    question = "Can the tenant keep a dog?"
+    quoted = validate_answer(
+        "No animals may be kept in the Premises without the Landlord's prior written "
+        "consent [1]. With that consent the Tenant may keep one cat or one dog weighing no "
+        "more than 30 pounds [1].",
+        [evidence],
+        question,
+        STRICT,
+    )
+    assert quoted.passed, quoted.to_json()
+    # A real "No" lead on a sentence about something else still fails, with or without
+    # its comma.
+    for lead in ("No, ", "No: ", "No "):
+        off_topic = validate_answer(
+            f"{lead}the Premises are numbered 12 [1].", [evidence], question, STRICT
+        )
+        assert "yes_no_off_topic" in off_topic.sentences[0].reasons, lead
+
+
+def test_a_no_answer_in_the_questions_own_words_keeps_the_yes_no_exemption() -> None:
+    evidence = "9. ASSIGNMENT. No party may assign this Agreement without the other's consent."
+    result = validate_answer(
+        "No party may assign this Agreement [1].",
+        [evidence],
+        "May a party assign this Agreement?",
+        STRICT,
+    )
+    assert "restates_question" not in result.sentences[0].reasons, result.to_json()

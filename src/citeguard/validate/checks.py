@@ -34,7 +34,17 @@ from citeguard.validate.verdicts import (
     SentenceVerdict,
 )
 
-_YES_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+# A sentence that opens on the word, lead or determiner: "No party may assign this
+# Agreement" answers "May a party assign this Agreement?" in the question's own words.
+_OPENS_ON_YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+# A "Yes"/"No" lead on a statement: "Yes, ...", "No: ...", "No - ...", "No it may not". Not
+# the determiner "no" that opens many a clause: "No animals may be kept ...", "No-charge
+# services ..." (a clause quoted word for word, not a lead on something else).
+_YES_NO_LEAD = re.compile(
+    r"^\W*(?:yes(?![-\w])|no(?=\s*(?:[,.;:!\[]|$)|\s+[-\u2013\u2014]|"
+    r"\s+(?:the|a|an|it|its|they|there|this|that|these|those|he|she|we|you|i)\b))",
+    re.IGNORECASE,
+)
 _YES_NO_WORDS = frozenset({"yes", "no"})
 
 # How a yes/no question asks, not what it is about: "Is consent required?" is answered by
@@ -233,7 +243,7 @@ def _strict_reasons(
     evidence_tokens = _backed_tokens(claim, cited, ctx)
     new_words = content_words_not_in_question(claim, ctx.question) - {"yes"}
     yes_no_question = is_yes_no_question(ctx.question)
-    yes_no_answer = yes_no_question and bool(_YES_NO.match(claim))
+    yes_no_answer = yes_no_question and bool(_OPENS_ON_YES_OR_NO.match(claim))
     support: float | None = None
     if new_words:
         support = coverage(new_words, evidence_tokens)
@@ -248,7 +258,7 @@ def _strict_reasons(
             reasons.append("yes_no_unsupported")
     else:
         reasons.append("restates_question")
-    if _YES_NO.match(claim) and not (sentence_token_set(claim) - {"yes", "no"}) & token_set(
+    if _YES_NO_LEAD.match(claim) and not (sentence_token_set(claim) - {"yes", "no"}) & token_set(
         ctx.question
     ):
         # "Yes: <a sentence about something else>" answers nothing: a yes/no answer must

@@ -1,0 +1,110 @@
+"""Which validation rules refuse a passage answer that quotes the gold clause.
+
+    python bench/quote_rules.py DATASET --index DIR [--validation-split] [--model DIR]
+
+The passage answer quotes the evidence scorer's best passage of the question's sources
+word for word (``generate/passage_answer.scored_passage_answer``). The judge does not read
+such a quote (``quotes_are_supported``), but every lexical and strict rule does: a rule that
+flags a quote of the clause that answers the question refuses a right answer before the
+relevance check is asked. For every question, with the sources the graph's defaults give
+it, this builds the passage answer as the graph would and validates it at the strict level
+with the run's default thresholds (no model reads it: the relevance check is not run), then
+counts
+
+- among answerable questions whose quote holds gold: the quotes each rule flags (each one a
+  right answer the rule refuses; the count should be 0 for every rule), with the sentences;
+- among unanswerable questions: the quotes each rule flags (what the rule catches before
+  the relevance check does).
+
+No chat model is called. Writes bench/results/quote_rules.json.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench_output import write_result
+from bench_questions import bench_questions, chosen_scorer, question_bench_parser
+from quote_choice import holds_gold
+
+from citeguard.evaluation.calibrate_scorer import question_sources
+from citeguard.generate.passage_answer import scored_passage_answer
+from citeguard.graph.context import Context
+from citeguard.index.embedder import get_embedder
+from citeguard.index.search import load_index
+from citeguard.learned.evidence import best_passages
+from citeguard.validate.validator import validate_answer
+
+OUT = Path("bench/results/quote_rules.json")
+
+
+def main(argv: list[str]) -> int:
+    parser = question_bench_parser(__doc__, OUT)
+    args = parser.parse_args(argv)
+    scorer = chosen_scorer(args)
+    embedder = get_embedder()
+    searcher = load_index(args.index)
+    indexed = set(searcher.documents)
+    settings = Context().validation_settings("strict")
+
+    def embed(texts: Any) -> Any:
+        return embedder.embed_documents(list(texts))
+
+    flagged: dict[str, Counter[str]] = {"gold_quotes": Counter(), "unanswerable_quotes": Counter()}
+    quoted = {"gold_quotes": 0, "unanswerable_quotes": 0, "other_answerable_quotes": 0}
+    rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for q in bench_questions(args):
+        sources = [h.chunk.text for h in question_sources(searcher, q.question, q.scope(indexed))]
+        if not sources:
+            continue
+        found = best_passages(scorer, q.question, sources)
+        best = max(range(len(found)), key=lambda i: found[i].score)
+        passage = sources[best][found[best].start : found[best].end]
+        answer = scored_passage_answer(passage, best + 1, q.question, scorer).text
+        if not answer:
+            continue
+        if not q.answerable:
+            group = "unanswerable_quotes"
+        elif holds_gold(q, answer):
+            group = "gold_quotes"
+        else:
+            group = "other_answerable_quotes"
+        quoted[group] += 1
+        if group == "other_answerable_quotes":
+            continue
+        result = validate_answer(answer, sources, q.question, settings, embed=embed)
+        failing = [s for s in result.sentences if not s.supported]
+        reasons = sorted({r for s in failing for r in s.reasons})
+        flagged[group].update(reasons)
+        if failing:
+            rows.append(
+                {
+                    "id": q.id,
+                    "group": group,
+                    "question": q.question,
+                    "score": found[best].score,
+                    "reasons": reasons,
+                    "flagged_sentences": [s.text for s in failing],
+                }
+            )
+    result_json = {
+        "dataset": str(args.dataset),
+        "model": str(args.model) if args.model else "shipped",
+        "command": "python bench/quote_rules.py " + " ".join(argv),
+        "quotes": quoted,
+        "quotes_flagged": {group: sum(1 for r in rows if r["group"] == group) for group in flagged},
+        "flagged_by_reason": {group: dict(counts) for group, counts in flagged.items()},
+        "seconds": time.perf_counter() - started,
+        "rows": rows,
+    }
+    write_result(args.out, result_json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
