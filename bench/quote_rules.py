@@ -14,7 +14,8 @@ counts
 - among answerable questions whose quote holds gold: the quotes each rule flags (each one a
   right answer the rule refuses; the count should be 0 for every rule), with the sentences;
 - among unanswerable questions: the quotes each rule flags (what the rule catches before
-  the relevance check does).
+  the relevance check does);
+- the questions whose best passage holds nothing quotable (the passage answer is empty).
 
 No chat model is called. Writes bench/results/quote_rules.json.
 """
@@ -55,7 +56,12 @@ def main(argv: list[str]) -> int:
         return embedder.embed_documents(list(texts))
 
     flagged: dict[str, Counter[str]] = {"gold_quotes": Counter(), "unanswerable_quotes": Counter()}
-    quoted = {"gold_quotes": 0, "unanswerable_quotes": 0, "other_answerable_quotes": 0}
+    quoted = {
+        "gold_quotes": 0,
+        "unanswerable_quotes": 0,
+        "other_answerable_quotes": 0,
+        "no_quote": 0,
+    }
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     for q in bench_questions(args):
@@ -67,6 +73,11 @@ def main(argv: list[str]) -> int:
         passage = sources[best][found[best].start : found[best].end]
         answer = scored_passage_answer(passage, best + 1, q.question, scorer).text
         if not answer:
+            # Nothing of the best passage is quotable (a lead-in whose list the passage
+            # cut, markup): the graph's passage answer is empty and refused.
+            quoted["no_quote"] += 1
+            rows.append({"id": q.id, "group": "no_quote", "question": q.question,
+                         "answerable": q.answerable, "passage": passage})  # fmt: skip
             continue
         if not q.answerable:
             group = "unanswerable_quotes"

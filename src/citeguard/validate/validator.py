@@ -19,8 +19,9 @@ Levels (each includes the one before):
         when the cited source contains at least ``yes_no_question_coverage`` of the
         question's content words, i.e. the source is about what was asked. Word checks
         cannot tell "Yes" from "No"; the judge level can.
-        A sentence that opens with "Yes"/"No" must also share at least one content word
-        with the question ("yes_no_off_topic"): "Yes: Title: CEO [2]." answers nothing.
+        A sentence that opens with a "Yes"/"No" lead must also share at least one content
+        word with the question ("yes_no_off_topic"): "Yes: Title: CEO [2]." answers nothing.
+        The determiner is no lead: a quoted "No animals may be kept ..." is the clause.
         Any sentence answering a yes/no question, with or without the lead, must find its
         words taken from the question in the cited source, asking words ("required",
         "may", "provide", ...) aside ("yes_no_terms_not_in_evidence"): "Yes, a party may
