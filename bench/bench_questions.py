@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from citeguard.evaluation.dataset import Question
+    from citeguard.index.search import HybridSearcher
     from citeguard.learned.shipped import PairModel
 
 
@@ -69,6 +70,15 @@ def load_scorer(folder: Path | None) -> PairModel:
 def chosen_scorer(args: argparse.Namespace) -> PairModel:
     """The ``--model`` folder's scorer, else the shipped one (:func:`load_scorer`)."""
     return load_scorer(args.model)
+
+
+def scorer_and_index(args: argparse.Namespace) -> tuple[PairModel, HybridSearcher, set[str]]:
+    """The bench's scorer (:func:`chosen_scorer`), the ``--index`` it searches, and the
+    documents that index holds (to scope each question to its own)."""
+    from citeguard.index.search import load_index
+
+    searcher = load_index(args.index)
+    return chosen_scorer(args), searcher, set(searcher.documents)
 
 
 def local_model_first_lines(

@@ -28,14 +28,13 @@ from typing import Any
 
 import numpy as np
 from bench_output import write_result
-from bench_questions import bench_questions, chosen_scorer, question_bench_parser
+from bench_questions import bench_questions, question_bench_parser, scorer_and_index
 
 from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.question_thresholds import passage_holds_gold
 from citeguard.generate.passage_answer import passage_sentences, quote_passage
 from citeguard.index.embedder import get_embedder
-from citeguard.index.search import load_index
 from citeguard.learned.evidence import best_passages
 
 OUT = Path("bench/results/quote_choice.json")
@@ -52,10 +51,8 @@ def holds_gold(question: Question, text: str) -> bool:
 def main(argv: list[str]) -> int:
     parser = question_bench_parser(__doc__, OUT)
     args = parser.parse_args(argv)
-    scorer = chosen_scorer(args)
+    scorer, searcher, indexed = scorer_and_index(args)
     embedder = get_embedder()
-    searcher = load_index(args.index)
-    indexed = set(searcher.documents)
 
     def cosines(question: str, texts: Sequence[str]) -> np.ndarray:
         # The embedder's vectors are L2-normalized: the dot product is the cosine.

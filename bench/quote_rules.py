@@ -29,14 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from bench_questions import bench_questions, chosen_scorer, question_bench_parser
+from bench_questions import bench_questions, question_bench_parser, scorer_and_index
 from quote_choice import holds_gold
 
 from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.generate.passage_answer import scored_passage_answer
 from citeguard.graph.context import Context
 from citeguard.index.embedder import get_embedder
-from citeguard.index.search import load_index
 from citeguard.learned.evidence import best_passages
 from citeguard.validate.validator import validate_answer
 
@@ -46,10 +45,8 @@ OUT = Path("bench/results/quote_rules.json")
 def main(argv: list[str]) -> int:
     parser = question_bench_parser(__doc__, OUT)
     args = parser.parse_args(argv)
-    scorer = chosen_scorer(args)
+    scorer, searcher, indexed = scorer_and_index(args)
     embedder = get_embedder()
-    searcher = load_index(args.index)
-    indexed = set(searcher.documents)
     settings = Context().validation_settings("strict")
 
     def embed(texts: Any) -> Any:
