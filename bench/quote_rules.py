@@ -3,7 +3,7 @@
     python bench/quote_rules.py DATASET --index DIR [--validation-split] [--model DIR]
 
 The passage answer quotes the evidence scorer's best passage of the question's sources
-word for word (``generate/passage_answer.scored_passage_answer``). The judge does not read
+word for word (``generate/passage_answer.passage_answer_of_sources``). The judge does not read
 such a quote (``quotes_are_supported``), but every lexical and strict rule does: a rule that
 flags a quote of the clause that answers the question refuses a right answer before the
 relevance check is asked. For every question, with the sources the graph's defaults give
@@ -33,10 +33,9 @@ from bench_questions import bench_questions, question_bench_parser, scorer_and_i
 from quote_choice import holds_gold
 
 from citeguard.evaluation.calibrate_scorer import question_sources
-from citeguard.generate.passage_answer import scored_passage_answer
+from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context
 from citeguard.index.embedder import get_embedder
-from citeguard.learned.evidence import best_passages
 from citeguard.validate.validator import validate_answer
 
 OUT = Path("bench/results/quote_rules.json")
@@ -48,9 +47,6 @@ def main(argv: list[str]) -> int:
     scorer, searcher, indexed = scorer_and_index(args)
     embedder = get_embedder()
     settings = Context().validation_settings("strict")
-
-    def embed(texts: Any) -> Any:
-        return embedder.embed_documents(list(texts))
 
     flagged: dict[str, Counter[str]] = {"gold_quotes": Counter(), "unanswerable_quotes": Counter()}
     quoted = {
@@ -65,17 +61,15 @@ def main(argv: list[str]) -> int:
         sources = [h.chunk.text for h in question_sources(searcher, q.question, q.scope(indexed))]
         if not sources:
             continue
-        found = best_passages(scorer, q.question, sources)
-        best = max(range(len(found)), key=lambda i: found[i].score)
-        passage = sources[best][found[best].start : found[best].end]
-        answer = scored_passage_answer(passage, best + 1, q.question, scorer).text
-        if not answer:
+        drafted = passage_answer_of_sources(scorer, q.question, sources, min_score=0.0)
+        if drafted is None:
             # Nothing of the best passage is quotable (a lead-in whose list the passage
             # cut, markup): the graph's passage answer is empty and refused.
             quoted["no_quote"] += 1
             rows.append({"id": q.id, "group": "no_quote", "question": q.question,
-                         "answerable": q.answerable, "passage": passage})  # fmt: skip
+                         "answerable": q.answerable})  # fmt: skip
             continue
+        answer = drafted[1].text
         if not q.answerable:
             group = "unanswerable_quotes"
         elif holds_gold(q, answer):
@@ -85,7 +79,9 @@ def main(argv: list[str]) -> int:
         quoted[group] += 1
         if group == "other_answerable_quotes":
             continue
-        result = validate_answer(answer, sources, q.question, settings, embed=embed)
+        result = validate_answer(
+            answer, sources, q.question, settings, embed=embedder.embed_documents
+        )
         failing = [s for s in result.sentences if not s.supported]
         reasons = sorted({r for s in failing for r in s.reasons})
         flagged[group].update(reasons)
@@ -95,7 +91,6 @@ def main(argv: list[str]) -> int:
                     "id": q.id,
                     "group": group,
                     "question": q.question,
-                    "score": found[best].score,
                     "reasons": reasons,
                     "flagged_sentences": [s.text for s in failing],
                 }

@@ -258,7 +258,7 @@ def _strict_reasons(
             reasons.append("yes_no_unsupported")
     else:
         reasons.append("restates_question")
-    if _YES_NO_LEAD.match(claim) and not (sentence_token_set(claim) - {"yes", "no"}) & token_set(
+    if _YES_NO_LEAD.match(claim) and not (sentence_token_set(claim) - _YES_NO_WORDS) & token_set(
         ctx.question
     ):
         # "Yes: <a sentence about something else>" answers nothing: a yes/no answer must
