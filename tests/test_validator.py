@@ -427,10 +427,10 @@ def test_judge_is_not_asked_about_sentences_that_already_failed() -> None:
 RELEVANCE = checks("judge")  # relevance_check is on by default
 
 
-def test_relevance_check_asks_once_per_cited_source_and_keeps_the_best() -> None:
+def test_relevance_check_asks_each_cited_source_once_in_order_until_one_answers() -> None:
     answer = (
-        "The Tenant must pay the rent within 30 days of the invoice [1]. "
-        "The initial term is twelve (12) months [2]. The rent is $1,200 [1]."
+        "The initial term is twelve (12) months [2]. "
+        "The Tenant must pay the rent within 30 days of the invoice [1]. The rent is $1,200 [1]."
     )
     asked: list[tuple[str, str]] = []
 
@@ -438,12 +438,38 @@ def test_relevance_check_asks_once_per_cited_source_and_keeps_the_best() -> None
         asked.append((question, evidence))
         return 0.9 if evidence == RENT else 0.1
 
+    # Source [1] answers: one reading is enough, and [2] is never read.
     result = validate_answer(
         answer, [RENT, TERM], QUESTION, RELEVANCE, judge=lambda c, e: 0.9, relevance=relevance
     )
     assert result.passed and result.relevance_score == 0.9
-    assert asked == [(QUESTION, RENT), (QUESTION, TERM)]
+    assert asked == [(QUESTION, RENT)]
     assert result.to_json()["relevance_score"] == 0.9
+
+    # Source [1] does not answer: [2] is read too, and its answer is enough.
+    asked.clear()
+    swapped = validate_answer(
+        answer, [TERM, RENT], QUESTION, RELEVANCE, judge=lambda c, e: 0.9, relevance=relevance
+    )
+    assert swapped.passed and swapped.relevance_score == 0.9
+    assert asked == [(QUESTION, TERM), (QUESTION, RENT)]
+
+
+def test_relevance_check_fails_with_the_best_score_when_no_cited_source_answers() -> None:
+    answer = "The initial term is twelve (12) months [2]. The rent is $1,200 [1]."
+    scores = {RENT: 0.3, TERM: 0.45}
+    asked: list[str] = []
+
+    def relevance(question: str, evidence: str) -> float:
+        asked.append(evidence)
+        return scores[evidence]
+
+    result = validate_answer(
+        answer, [RENT, TERM], QUESTION, RELEVANCE, judge=lambda c, e: 0.9, relevance=relevance
+    )
+    assert not result.passed and result.triggers == ["sources_do_not_answer_question"]
+    assert result.relevance_score == 0.45
+    assert asked == [RENT, TERM]
 
 
 def test_relevance_reads_the_answer_instead_of_its_sources_when_asked_to() -> None:
