@@ -252,9 +252,10 @@ def first_answering_source_score(
     the best of them all.
 
     Stopping at the first source that answers gives the verdict asking every source would
-    give, and each source not asked saves the local judge a reading of it: the first cited
-    source is the one a support prompt just read (its KV cache is warm), any other is read
-    from the start, several seconds on 2 cores.
+    give, and each source not asked can save the local judge a whole reading: a source the
+    support check read alone, or first of a sentence's joined sources, is restored from the
+    KV cache, but one it read only after another source is read from the start (~400
+    words, several seconds on 2 cores).
     """
     best = 0.0
     for source in cited_sources:
