@@ -56,7 +56,7 @@ Levels (each includes the one before):
     sharing most of the claim's words: faster, but more lenient).
     With ``relevance_check`` on, an answer whose sentences all pass must also cite a source
     that answers the question: ``relevance(question, source) >= relevance_threshold`` for at
-    least one cited source (asked in citation order, up to the first that answers), else
+    least one cited source (asked by source number, up to the first that answers), else
     "sources_do_not_answer_question". Support alone lets
     through a true statement about something else ("a late fee of $75" for a question
     about a fee to end the lease early). With ``relevance_reads_answer`` (the passage
@@ -247,7 +247,7 @@ def validate_answer(
 def first_answering_source_score(
     relevance: RelevanceFn, question: str, cited_sources: Sequence[str], threshold: float
 ) -> float:
-    """The relevance check over an answer's cited sources, in citation order: the first
+    """The relevance check over an answer's cited sources, by source number: the first
     score that reaches ``threshold`` (one source that answers the question is enough), else
     the best of them all.
 
