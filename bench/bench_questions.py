@@ -81,6 +81,16 @@ def scorer_and_index(args: argparse.Namespace) -> tuple[PairModel, HybridSearche
     return chosen_scorer(args), searcher, set(searcher.documents)
 
 
+def source_texts(searcher: HybridSearcher, question: Question, indexed: set[str]) -> list[str]:
+    """The texts of the sources the graph's defaults give ``question`` in its own document
+    (``calibrate_scorer.question_sources``), the documents ``indexed`` naming its scope."""
+    from citeguard.evaluation.calibrate_scorer import question_sources
+
+    return [
+        h.chunk.text for h in question_sources(searcher, question.question, question.scope(indexed))
+    ]
+
+
 def local_model_first_lines(
     instructions: str,
     questions: list[str],

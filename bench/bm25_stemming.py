@@ -23,10 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench_output import write_result
-from bench_questions import bench_questions, question_bench_parser
+from bench_questions import bench_questions, question_bench_parser, source_texts
 
 import citeguard.index.search as search_module
-from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.question_thresholds import passage_holds_gold
 from citeguard.evaluation.train_pairs import load_categories, wordings
@@ -53,7 +52,7 @@ def gold_in_sources(
     """Per question id: (a source holds a gold span, the first source does)."""
     found: dict[str, tuple[bool, bool]] = {}
     for q in questions:
-        sources = [h.chunk.text for h in question_sources(searcher, q.question, q.scope(indexed))]
+        sources = source_texts(searcher, q, indexed)
         gold = [s.text for s in q.gold_spans]
         held = [passage_holds_gold(text, gold) for text in sources]
         found[q.id] = (any(held), bool(held and held[0]))

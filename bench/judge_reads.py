@@ -15,7 +15,6 @@ its generation and validation took. Writes bench/results/judge_reads.json.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -26,6 +25,8 @@ from typing import Any
 from bench_output import write_result
 
 import citeguard
+from citeguard.evaluation.dataset import load_questions
+from citeguard.index.search import load_index
 from citeguard.llm import judge as judge_module
 
 OUT = Path("bench/results/judge_reads.json")
@@ -59,18 +60,18 @@ def main(argv: list[str]) -> int:
     judge_module.LocalJudge.support_probability = timed_support  # type: ignore[method-assign]
     judge_module.LocalJudge.answers_question_probability = timed_relevance  # type: ignore[method-assign]
 
-    lines = (args.dataset / "questions.jsonl").read_text(encoding="utf-8").splitlines()
-    records = [json.loads(line) for line in lines if line.strip()][: args.limit]
+    indexed = set(load_index(args.index).documents)
+    asked = load_questions(args.dataset / "questions.jsonl", unique_ids=False)[: args.limit]
     questions: list[dict[str, Any]] = []
-    for record in records:
+    for question in asked:
         first_call = len(calls)
         started = time.perf_counter()
-        doc = str(record["doc"])
-        docs = [doc.rsplit(".", 1)[0] + ".pdf"] if doc.endswith(".txt") else [doc]
-        result = citeguard.answer(record["question"], index=str(args.index), docs=docs)
+        result = citeguard.answer(
+            question.question, index=str(args.index), docs=question.scope(indexed)
+        )
         questions.append(
             {
-                "id": record.get("id"),
+                "id": question.id,
                 "status": result.get("status"),
                 "answer": result.get("answer"),
                 "seconds": time.perf_counter() - started,

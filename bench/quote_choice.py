@@ -28,9 +28,8 @@ from typing import Any
 
 import numpy as np
 from bench_output import write_result
-from bench_questions import bench_questions, question_bench_parser, scorer_and_index
+from bench_questions import bench_questions, question_bench_parser, scorer_and_index, source_texts
 
-from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.question_thresholds import passage_holds_gold
 from citeguard.generate.passage_answer import passage_sentences, quote_passage
@@ -63,7 +62,7 @@ def main(argv: list[str]) -> int:
     for q in bench_questions(args):
         if not q.answerable:
             continue
-        sources = [h.chunk.text for h in question_sources(searcher, q.question, q.scope(indexed))]
+        sources = source_texts(searcher, q, indexed)
         if not sources:
             rows.append({"id": q.id, "gold_in_sources": False})
             continue

@@ -23,10 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from bench_questions import bench_questions, question_bench_parser, scorer_and_index
+from bench_questions import bench_questions, question_bench_parser, scorer_and_index, source_texts
 from quote_choice import holds_gold
 
-from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.learned.evidence import best_passage_score
@@ -63,7 +62,7 @@ def main(argv: list[str]) -> int:
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     for q in bench_questions(args):
-        sources = [h.chunk.text for h in question_sources(searcher, q.question, q.scope(indexed))]
+        sources = source_texts(searcher, q, indexed)
         drafted = passage_answer_of_sources(scorer, q.question, sources, min_score=0.0)
         if drafted is None:
             continue
@@ -83,6 +82,7 @@ def main(argv: list[str]) -> int:
     readers: dict[str, Callable[[dict[str, Any]], float]] = {
         "judge": lambda r: r["judge"],
         "scorer": lambda r: r["scorer"],
+        # The check's own mean (learned.evidence.averaged_relevance), of the two readings above.
         "mean": lambda r: (r["judge"] + r["scorer"]) / 2,
     }
     write_result(

@@ -29,10 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from bench_questions import bench_questions, question_bench_parser, scorer_and_index
+from bench_questions import bench_questions, question_bench_parser, scorer_and_index, source_texts
 from quote_choice import holds_gold
 
-from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.graph.context import Context
 from citeguard.index.embedder import get_embedder
@@ -58,7 +57,7 @@ def main(argv: list[str]) -> int:
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     for q in bench_questions(args):
-        sources = [h.chunk.text for h in question_sources(searcher, q.question, q.scope(indexed))]
+        sources = source_texts(searcher, q, indexed)
         if not sources:
             continue
         drafted = passage_answer_of_sources(scorer, q.question, sources, min_score=0.0)
