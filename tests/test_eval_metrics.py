@@ -15,6 +15,7 @@ from citeguard.evaluation.metrics import (
     context_recall,
     page_hit,
     percentile,
+    quotes_gold,
     rescore,
     score_result,
     span_hit,
@@ -174,6 +175,37 @@ def test_score_correct_grounded_answer() -> None:
     assert scores["citation_recall"] is None  # no judgement given
 
 
+def quote(text: str, page: int = 1) -> dict[str, Any]:
+    return {"marker": 1, "quote": text, "pdf_page": page}
+
+
+def test_quotes_gold_by_span_either_way_then_by_page() -> None:
+    clause = "Tenant shall pay monthly rent of 1,250 dollars on the first day of each month"
+    # A quote holding a short span whole, and a sentence lying inside a longer span.
+    assert quotes_gold([quote("Rent is 1,250 dollars.")], ["1,250 dollars"]) is True
+    assert quotes_gold([quote("Tenant shall pay monthly rent of 1,250 dollars")], [clause])
+    # The same chunk's other sentence holds no gold.
+    assert quotes_gold([quote("Tenant may keep one cat.")], [clause]) is False
+    assert quotes_gold([quote("x", page=3)], [], gold_pages=[3]) is True
+    assert quotes_gold([quote("x", page=2)], [], gold_pages=[3]) is False
+    assert quotes_gold([], [clause]) is None
+
+
+def test_answer_from_the_gold_chunk_but_another_sentence_is_right_only_by_the_chunk() -> None:
+    one_chunk = [chunk(RENT + " " + PETS, (2, 2))]
+    answer = "Tenant may keep one cat with written consent of the landlord [1]."
+    scores = score_result(
+        question(),
+        state(answer, evidence=one_chunk, citations=[quote(PETS, page=2)]),
+    )
+    assert scores["correct"] is True and scores["grounded"] is True
+    assert scores["quoted_gold"] is False and scores["correct_quoted"] is False
+    right = state(answer, evidence=one_chunk, citations=[quote(RENT, page=2)])
+    assert score_result(question(), right)["correct_quoted"] is True
+    # Records without quotes keep the chunk rule.
+    assert score_result(question(), state(answer, evidence=one_chunk))["correct_quoted"] is True
+
+
 def test_score_answer_citing_the_wrong_chunk_is_a_hallucination() -> None:
     scores = score_result(question(), state("Tenant may keep one cat [2]."))
     assert scores["grounded"] is False
@@ -240,6 +272,7 @@ def test_summary_rates_and_denominators() -> None:
     s = summarize(records)
     assert (s["n_questions"], s["n_scored"], s["n_errors"], s["n_answered"]) == (6, 5, 1, 3)
     assert s["answer_accuracy"] == 0.4  # the first and the refused unanswerable one
+    assert s["answer_accuracy_quoted"] is None  # no record has the quote-level score
     assert s["hallucination_rate"] == pytest.approx(2 / 3)  # over answered
     assert s["false_refusal_rate"] == pytest.approx(1 / 3)  # over answerable
     assert s["true_refusal_rate"] == 0.5 and s["false_answer_rate"] == 0.5
@@ -256,6 +289,8 @@ def test_summary_extremes() -> None:
     all_wrong = summarize([record(correct=False, hallucination=True)])
     assert all_wrong["answer_accuracy"] == 0.0 and all_wrong["hallucination_rate"] == 1.0
     assert summarize([])["answer_accuracy"] is None
+    quoted = summarize([record(correct_quoted=True), record(correct_quoted=False)])
+    assert quoted["answer_accuracy"] == 1.0 and quoted["answer_accuracy_quoted"] == 0.5
 
 
 def test_percentile() -> None:

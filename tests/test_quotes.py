@@ -46,6 +46,22 @@ def test_single_sentence_preferred_when_a_window_adds_nothing() -> None:
     assert quote.text == "The term of this lease is twelve (12) months."
 
 
+def test_a_date_stated_in_another_format_is_quoted_where_the_document_states_it() -> None:
+    # The answer writes the date out; the amendment's signature block states it as 8/4/10
+    # (CUAD dev, Cisco and ScanSource). The sentence that shares only "agreement" with the
+    # answer must not be shown as its evidence.
+    chunk = (
+        "All other terms and conditions of the Agreement remain unchanged.\n\n"
+        "Cisco Systems, Inc. ScanSource, Inc.\n\n"
+        "BY: /s/ S.K. Vereschagin BY: /s/ Jeffry E. Yelton\n\n"
+        "NAME: S.K. Vereschagin NAME: Jeff Yelton\n\n"
+        "DATE: 8/4/10 DATE: 7-29-10"
+    )
+    quote = best_quote("The agreement was made or signed on August 4, 2010 [2].", chunk, 100)
+    assert quote.text == "DATE: 8/4/10 DATE: 7-29-10"
+    assert chunk[quote.char_start - 100 : quote.char_end - 100] == quote.text
+
+
 def test_empty_chunk_gives_an_empty_quote_at_the_chunk_start() -> None:
     quote = best_quote("Anything [1].", "", 42)
     assert (quote.text, quote.char_start, quote.char_end) == ("", 42, 42)

@@ -28,7 +28,7 @@ from citeguard.evaluation.citation_judge import (
     unsupported_only_quotes,
 )
 from citeguard.evaluation.dataset import GoldSpan, Question
-from citeguard.evaluation.matching import covered_fraction, span_overlaps
+from citeguard.evaluation.matching import covered_fraction, covered_share, span_overlaps
 from citeguard.graph.context import Context
 from citeguard.text.citations import parse_citations, strip_citations
 from citeguard.validate.validator import validate_answer
@@ -133,6 +133,37 @@ def cites_gold(
         return span_hit(gold_spans, [str(c["text"]) for c in chunks])
     if gold_pages:
         return page_hit(gold_pages, [_page_range(c) for c in chunks])
+    return None
+
+
+def quotes_gold(
+    citations: Sequence[Mapping[str, Any]],
+    gold_spans: Sequence[str],
+    gold_pages: Sequence[int] = (),
+    min_share: float = 0.5,
+) -> bool | None:
+    """Whether a quote the answer shows with its citations holds gold evidence: stricter
+    than :func:`cites_gold`, which accepts any cited chunk holding a gold span, however much
+    else the chunk holds (a true sentence about damage the warranty excludes, quoted from the
+    chunk that also states what to do about damage on delivery).
+
+    With gold spans: a quote holds at least ``min_share`` of a span (a date or a name found
+    whole), or at least ``min_share`` of the quote lies in a span (a sentence of a longer
+    clause). Without spans but with gold pages: a quote is on a gold page. Without either,
+    or without quotes (a record from before citations were kept): None (cannot tell).
+    """
+    quotes = [c for c in citations if str(c.get("quote", "")).strip()]
+    if not quotes:
+        return None
+    if gold_spans:
+        return any(
+            covered_share(span, str(c["quote"])) >= min_share
+            or covered_share(str(c["quote"]), span) >= min_share
+            for span in gold_spans
+            for c in quotes
+        )
+    if gold_pages:
+        return any(c.get("pdf_page") in gold_pages for c in quotes)
     return None
 
 
@@ -241,14 +272,19 @@ def gold_scores(question: Question, state: Mapping[str, Any]) -> dict[str, Any]:
     }
 
     grounded: bool | None = None
+    quoted: bool | None = None
     if question.answerable and answered:
         grounded = cites_gold(answer, evidence, gold, question.gold_pages)
+        quoted = quotes_gold(state.get("citations") or [], gold, question.gold_pages)
     if question.answerable:
         correct = answered and grounded is not False
+        correct_quoted = answered and grounded is not False and quoted is not False
     else:
-        correct = not answered
+        correct = correct_quoted = not answered
     scores["grounded"] = grounded
     scores["correct"] = correct
+    scores["quoted_gold"] = quoted
+    scores["correct_quoted"] = correct_quoted
     scores["token_f1"] = (
         token_f1(answer if answered else "", question.reference_answer)
         if question.answerable and question.reference_answer.strip()
@@ -302,6 +338,7 @@ SUMMARY_METRICS = (
     "page_hit@k",
     "context_recall",
     "answer_accuracy",
+    "answer_accuracy_quoted",
     "token_f1",
     "token_f1_gold_spans",
     "citation_validity",
@@ -345,6 +382,7 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "page_hit@k": rate(col(answerable, "page_hit")),
         "context_recall": rate(col(answerable, "context_recall")),
         "answer_accuracy": rate(col(scores, "correct")),
+        "answer_accuracy_quoted": rate(col(scores, "correct_quoted")),
         "token_f1": rate(col(answerable, "token_f1")),
         "token_f1_gold_spans": rate(col(answerable, "token_f1_gold_spans")),
         "citation_validity": rate(col(answered, "citation_valid")),

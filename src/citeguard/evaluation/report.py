@@ -16,6 +16,7 @@ METRIC_LABELS: dict[str, tuple[str, str]] = {
     "page_hit@k": ("Page hit@k", "answerable with gold pages"),
     "context_recall": ("Context recall", "answerable with gold spans"),
     "answer_accuracy": ("Grounded answer accuracy", "all questions"),
+    "answer_accuracy_quoted": ("Answer accuracy, a quote holding gold", "all questions"),
     "token_f1": ("Token F1 (reference answer)", "answerable with a reference"),
     "token_f1_gold_spans": ("Token F1 (gold span text)", "answerable with gold spans"),
     "citation_validity": ("Citation validity", "answered"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from citeguard.text.quantities import supported_quantity_tokens
 from citeguard.text.sentences import split_sentences
 from citeguard.text.tokens import sentence_token_set, token_set
 
@@ -22,9 +23,11 @@ def best_quote(sentence: str, chunk_text: str, chunk_char_start: int, max_window
 
     Candidates are single chunk sentences and windows of up to ``max_window`` adjacent
     ones. The score is the share of the answer sentence's tokens (markers removed) that
-    the candidate contains; ties go to the shorter window, then to the candidate with
-    fewer extra tokens, then to the earlier one. So a window is chosen only when it covers
-    words that no single sentence covers.
+    the candidate contains, a quantity stated in another format counting as contained
+    ("August 4, 2010" in "dated 8/4/10", as the validator's quantity check reads it); ties
+    go to the shorter window, then to the candidate with fewer extra tokens, then to the
+    earlier one. So a window is chosen only when it covers words that no single sentence
+    covers.
 
     Args:
         sentence: One answer sentence (its citation markers are ignored).
@@ -40,7 +43,9 @@ def best_quote(sentence: str, chunk_text: str, chunk_char_start: int, max_window
     if not pieces:
         return Quote("", chunk_char_start, chunk_char_start)
     wanted = sentence_token_set(sentence)
-    piece_tokens = [token_set(piece.text) for piece in pieces]
+    piece_tokens = [
+        token_set(piece.text) | supported_quantity_tokens(sentence, piece.text) for piece in pieces
+    ]
 
     best_key: tuple[float, int, float, int] | None = None
     best_span = (pieces[0].start, pieces[0].end)
