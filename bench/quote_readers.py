@@ -1,6 +1,7 @@
 """What each reader of the relevance check gives a passage answer's quote, on any dataset.
 
     python bench/quote_readers.py DATASET --index DIR [--validation-split] [--model DIR]
+        [--wording TEXT]
 
 The relevance check of a passage answer is the mean of two readers' P(the quote answers the
 question): the local model's (the judge) and the evidence scorer's
@@ -11,7 +12,8 @@ check reads, and reports, for the judge, the scorer and their mean: the AUROC of
 (an answerable question's quote holding gold) against all others, and at each threshold how
 many right quotes, other quotes, and quotes of unanswerable questions reach it. Loads the
 local model (one judge call a quote). Writes bench/results/quote_readers.json with every
-quote's scores.
+quote's scores. ``--wording`` asks the judge another relevance question than the shipped
+one (``llm.judge.RELEVANCE_QUESTION``), to compare wordings on the same quotes.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from quote_choice import holds_gold
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.generate.passage_answer import passage_answer_of_sources
 from citeguard.learned.evidence import best_passage_score
-from citeguard.llm.judge import local_judge
+from citeguard.llm.judge import RELEVANCE_QUESTION, local_judge
 from citeguard.text.citations import strip_citations
 
 OUT = Path("bench/results/quote_readers.json")
@@ -56,6 +58,9 @@ def reader_summary(rows: list[dict[str, Any]], read: Callable[[dict[str, Any]], 
 
 def main(argv: list[str]) -> int:
     parser = question_bench_parser(__doc__, OUT)
+    parser.add_argument(
+        "--wording", default=RELEVANCE_QUESTION, help="the judge's relevance question"
+    )
     args = parser.parse_args(argv)
     scorer, searcher, indexed = scorer_and_index(args)
     judge = local_judge()
@@ -75,7 +80,7 @@ def main(argv: list[str]) -> int:
                 "answerable": q.answerable,
                 "right": q.answerable and holds_gold(q, drafted[1].text),
                 "quote": quote,
-                "judge": float(judge.answers_question_probability(q.question, read)),
+                "judge": float(judge.answers_question_probability(q.question, read, args.wording)),
                 "scorer": best_passage_score(scorer, q.question, read),
             }
         )
@@ -90,6 +95,7 @@ def main(argv: list[str]) -> int:
         {
             "dataset": str(args.dataset),
             "command": "python bench/quote_readers.py " + " ".join(argv),
+            "wording": args.wording,
             "quotes": len(rows),
             "right_quotes": sum(r["right"] for r in rows),
             "readers": {name: reader_summary(rows, read) for name, read in readers.items()},
