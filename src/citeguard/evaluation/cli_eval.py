@@ -56,6 +56,7 @@ EVAL_OPTIONS = (
 HEADLINE = (
     "hit@k",
     "answer_accuracy",
+    "answer_accuracy_quoted",
     "citation_validity",
     "evidence_support_rate",
     "hallucination_rate",
