@@ -120,9 +120,11 @@ LEASE_CHUNKS = [
 
 
 class InertScorer:
-    """An evidence scorer that never decides: every passage scores between its refusal
-    floor and its answer threshold. Unit tests of other paths inject it, so that the
-    default ``scorer_sufficiency`` and ``scorer_answer`` neither refuse nor quote."""
+    """An evidence scorer that never refuses or quotes: every passage scores between its
+    refusal floor and its answer threshold. Unit tests of other paths inject it, so that the
+    default ``scorer_sufficiency`` and ``scorer_answer`` neither refuse nor quote. Its
+    passages reach its floor, so they also override the sufficiency word rules: a test of
+    those rules turns ``scorer_sufficiency`` off."""
 
     threshold = 1.0
     recall_threshold = 0.0

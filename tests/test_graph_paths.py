@@ -178,7 +178,12 @@ def test_insufficient_evidence_never_calls_the_model() -> None:
 
 
 def test_question_about_absent_topic_is_insufficient() -> None:
-    result, resources = run([GOOD], question="What cryptocurrency royalties apply to uranium?")
+    # The word rules decide without the trained scorer (with it, its floor decides).
+    result, resources = run(
+        [GOOD],
+        question="What cryptocurrency royalties apply to uranium?",
+        scorer_sufficiency=False,
+    )
     assert result["refusal_reason"] == "insufficient_evidence"
     assert model_calls(resources) == 0
 

@@ -830,7 +830,7 @@ def test_what_reads_as_a_heading(sentence: str, heading: bool) -> None:
     assert is_heading(sentence) is heading
 
 
-def test_a_confident_scorer_lets_a_question_in_other_words_reach_the_model() -> None:
+def test_a_passage_at_the_scorers_floor_lets_a_question_in_other_words_reach_the_model() -> None:
     question = "When is the quarterly levy payable?"  # none of its words in the lease
     words_only = fake_resources([GOOD])
     refused = compile_graph(words_only).invoke(
@@ -839,14 +839,15 @@ def test_a_confident_scorer_lets_a_question_in_other_words_reach_the_model() -> 
     assert refused["refusal_reason"] == "insufficient_evidence"
     assert prompts(words_only) == []
     resources = fake_resources([GOOD])
-    resources._evidence_scorer = KeywordScorer("rent")  # 0.95 >= its threshold 0.8
+    # 0.4: under the answer threshold (0.8), over the refusal floor (0.3).
+    resources._evidence_scorer = KeywordScorer("rent", high=0.4)
     result = compile_graph(resources).invoke(
         {"question": question}, context=Context(scorer_sufficiency=True, scorer_answer=False)
     )
     assert len(prompts(resources)) >= 1
     assert result["refusal_reason"] != "insufficient_evidence"
     unsure = fake_resources([GOOD])
-    unsure._evidence_scorer = KeywordScorer("rent", high=0.7)  # under the threshold
+    unsure._evidence_scorer = KeywordScorer("rent", high=0.2)  # under the floor
     result = compile_graph(unsure).invoke(
         {"question": question}, context=Context(scorer_sufficiency=True, scorer_answer=False)
     )

@@ -1,5 +1,5 @@
-"""The sufficiency rule, as a plain library: word rules, the scorer's floor, and the
-scorer's confident passage overriding the word rules."""
+"""The sufficiency rule, as a plain library: word rules without a scorer; with one, its
+floor decides and a passage reaching it overrides the word rules."""
 
 from __future__ import annotations
 
@@ -19,28 +19,26 @@ def test_words_of_the_question_absent_from_the_evidence_refuse() -> None:
     assert len(verdict["missing_terms"]) == 2  # "become", "effective"
 
 
-def test_a_passage_the_scorer_is_sure_of_overrides_the_word_rules() -> None:
-    scored = {**DATED, "answer_score": 0.9}
-    verdict = assess_sufficiency(
-        QUESTION, [scored], 0.2, 0.25, min_answer_score=0.1, confident_answer_score=0.8
-    )
+def test_a_passage_at_the_scorers_floor_overrides_the_word_rules() -> None:
+    # Everyday words the passage never needed: the scorer, not the words, decides.
+    scored = {**DATED, "answer_score": 0.15}
+    verdict = assess_sufficiency(QUESTION, [scored], 0.2, 0.25, min_answer_score=0.1)
     assert verdict["sufficient"] is True
     assert verdict["overridden"] == "question_terms_absent"
-    # Below the answer threshold the word rule stands.
-    unsure = {**DATED, "answer_score": 0.7}
-    verdict = assess_sufficiency(
-        QUESTION, [unsure], 0.2, 0.25, min_answer_score=0.1, confident_answer_score=0.8
-    )
+    # Under the floor the question is refused (the word rule's reason is kept).
+    unsure = {**DATED, "answer_score": 0.05}
+    verdict = assess_sufficiency(QUESTION, [unsure], 0.2, 0.25, min_answer_score=0.1)
+    assert verdict["sufficient"] is False
     assert verdict["reason"] == "question_terms_absent" and "overridden" not in verdict
     # The cosine floor too, in the modes that have one.
     far = {**scored, "dense_score": 0.05}
-    verdict = assess_sufficiency(
-        QUESTION, [far], 0.2, 0.25, min_answer_score=0.1, confident_answer_score=0.8
-    )
+    verdict = assess_sufficiency(QUESTION, [far], 0.2, 0.25, min_answer_score=0.1)
     assert verdict["sufficient"] is True and verdict["overridden"] == "low_similarity"
+    # Without a scorer the word rules decide.
+    assert assess_sufficiency(QUESTION, [scored], 0.2, 0.25)["sufficient"] is False
 
 
-def test_without_a_confident_score_the_floor_decides_words_aside() -> None:
+def test_with_the_words_present_the_floor_decides() -> None:
     covered = {"text": "The Agreement becomes effective on signature.", "dense_score": 0.5}
     low = {**covered, "answer_score": 0.05}
     verdict = assess_sufficiency(QUESTION, [low], 0.2, 0.25, min_answer_score=0.1)

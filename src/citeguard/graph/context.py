@@ -127,7 +127,9 @@ class Context:
         default=True,
         metadata=_doc(
             "Refuse before any model call when no source has a passage that the trained "
-            "evidence scorer rates at least its refusal threshold (fitted on cuad-train)."
+            "evidence scorer rates at least its refusal threshold (fitted on cuad-train); "
+            "a passage at it lets the question through whatever words it shares with the "
+            "sources."
         ),
     )
     scorer_answer: bool = field(

@@ -13,11 +13,14 @@ Decided before any generation, from retrieval alone. The evidence is insufficien
 4. (with the trained evidence scorer) no passage of the evidence reaches the scorer's
    refusal threshold ``min_answer_score``: the scorer finds nothing that answers.
 
-With the scorer, a passage that reaches its answer threshold (``confident_answer_score``)
-overrides rules 2 and 3: they stand in for "nothing here is about the question" by words
-and cosine, and a question asked in other words than the document's ("When does it become
-effective?" of a contract "dated as of ...") misses words the answering passage never
-needed. The verdict keeps the rule that was overridden (``overridden``).
+With the scorer, its floor decides instead of rules 2 and 3: a passage that reaches it
+overrides them. They stand in for "nothing here is about the question" by words and
+cosine, and a question asked in other words than the document's misses words the
+answering passage never needed ("How long do I have to send something back?" of a policy
+that says "Most items can be returned within 30 days of delivery"; "When does it become
+effective?" of a contract "dated as of ..."). What the scorer lets through is still
+checked: the model may refuse, and every answer is validated, the passage answer's quote
+by the relevance check. The verdict keeps the rule that was overridden (``overridden``).
 
 The floors are deliberately low: this check only spares the model questions that the
 evidence plainly cannot answer; validation catches the subtler cases.
@@ -60,15 +63,13 @@ def assess_sufficiency(
     min_question_coverage: float,
     retrieval_mode: str = "hybrid",
     min_answer_score: float | None = None,
-    confident_answer_score: float | None = None,
 ) -> dict[str, Any]:
     """Apply the rule above; returns the decision with the measurements behind it.
 
     Args:
         min_answer_score: the scorer's floor (rule 4), applied to the evidence items'
-            ``answer_score``; None, or evidence without scores: rule 4 is not applied.
-        confident_answer_score: the scorer's answer threshold; a passage reaching it
-            overrides rules 2 and 3 (None: never).
+            ``answer_score``; a passage reaching it overrides rules 2 and 3. None, or
+            evidence without scores: rule 4 is not applied and the word rules decide.
     """
     if not evidence:
         return {
@@ -100,12 +101,10 @@ def assess_sufficiency(
         word_rule = "low_similarity"
     elif coverage < min_question_coverage:
         word_rule = "question_terms_absent"
-    confident = (
-        confident_answer_score is not None
-        and best_answer is not None
-        and best_answer >= confident_answer_score
+    scorer_answers = (
+        min_answer_score is not None and best_answer is not None and best_answer >= min_answer_score
     )
-    if word_rule is not None and confident:
+    if word_rule is not None and scorer_answers:
         verdict["overridden"] = word_rule
     elif word_rule is not None:
         verdict.update(sufficient=False, reason=word_rule)

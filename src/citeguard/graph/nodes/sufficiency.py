@@ -29,7 +29,6 @@ def make_sufficiency_check(resources: Resources) -> Any:
             min_question_coverage=ctx.min_question_coverage,
             retrieval_mode=ctx.retrieval_mode,
             min_answer_score=scorer.recall_threshold if scorer is not None else None,
-            confident_answer_score=scorer.threshold if scorer is not None else None,
         )
         if not verdict["sufficient"]:
             emit(runtime, {"event": "insufficient_evidence", "reason": verdict["reason"]})
