@@ -8,10 +8,11 @@ passage score), asks each question again as the graph does (the ``Context`` defa
 sources by ``choose_sources``), applies the word rules of ``validate/sufficiency.py``
 (cosine floor, question words in the sources) without the scorer, and counts questions by
 the rule that fired (or none), answerable or not, and where the scorer put them: under its
-refusal floor, between the thresholds, or over its answer threshold. Questions over the
-answer threshold that a word rule refuses are those ``scorer_sufficiency``'s override lets
-through. ``--wording description`` asks each question in its category's CUAD description
-instead (the wording training held out), scored afresh by the calibrated scorer (its
+refusal floor, between the thresholds, or over its answer threshold. Questions at the floor
+or over it that a word rule refuses are those ``scorer_sufficiency``'s override lets through
+(it stood at the answer threshold until the floor was found to decide better, docs/results.md,
+"The refusal floor"). ``--wording description`` asks each question in its category's CUAD
+description instead (the wording training held out), scored afresh by the calibrated scorer (its
 folder is ``--model``, default the shipped one). Writes bench/results/sufficiency_rules.json.
 """
 
