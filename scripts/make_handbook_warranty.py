@@ -23,7 +23,6 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import make_other_kinds  # noqa: E402
 import make_sample_corpus as layout  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "datasets" / "handbook-warranty"
@@ -461,10 +460,10 @@ QUESTIONS: list[dict[str, object]] = [
 
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     docs = {
-        HANDBOOK: make_other_kinds._build(
+        HANDBOOK: layout.build_titled_document(
             HANDBOOK_TITLE, HANDBOOK_INTRO, HANDBOOK_SECTIONS, HANDBOOK_HEADER
         ),
-        WARRANTY: make_other_kinds._build(
+        WARRANTY: layout.build_titled_document(
             WARRANTY_TITLE, WARRANTY_INTRO, WARRANTY_SECTIONS, WARRANTY_HEADER
         ),
     }

@@ -15,11 +15,8 @@ Usage: ``python scripts/make_other_kinds.py [OUTPUT_DIR]`` (default ``datasets/o
 
 from __future__ import annotations
 
-import html
 import sys
 from pathlib import Path
-
-import pymupdf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import make_sample_corpus as layout  # noqa: E402
@@ -458,26 +455,14 @@ QUESTIONS: list[dict[str, object]] = [
 ]
 
 
-def _build(
-    title: str, intro: list[str], sections: list[tuple[str, list[str]]], header: str
-) -> pymupdf.Document:
-    body = (
-        f"<h1>{html.escape(title)}</h1>"
-        + "".join(f"<p>{html.escape(p)}</p>" for p in intro)
-        + layout._section_html(sections)
-    )
-    doc = layout._render(body)
-    total = doc.page_count
-    for index in range(total):
-        layout._decorate(doc[index], header, f"Page {index + 1} of {total}")
-    doc.set_page_labels([{"startpage": 0, "prefix": "", "style": "D", "firstpagenum": 1}])
-    return doc
-
-
 def main(out_dir: Path = DEFAULT_OUT) -> None:
     docs = {
-        "privacy_policy.pdf": _build(POLICY_TITLE, POLICY_INTRO, POLICY_SECTIONS, POLICY_HEADER),
-        "house_rules.pdf": _build(RULES_TITLE, RULES_INTRO, RULES_SECTIONS, RULES_HEADER),
+        "privacy_policy.pdf": layout.build_titled_document(
+            POLICY_TITLE, POLICY_INTRO, POLICY_SECTIONS, POLICY_HEADER
+        ),
+        "house_rules.pdf": layout.build_titled_document(
+            RULES_TITLE, RULES_INTRO, RULES_SECTIONS, RULES_HEADER
+        ),
     }
     titles = {"privacy_policy.pdf": POLICY_TITLE, "house_rules.pdf": RULES_TITLE}
     layout.write_dataset(out_dir, docs, titles, QUESTIONS)

@@ -639,6 +639,24 @@ def build_guide() -> pymupdf.Document:
     return doc
 
 
+def build_titled_document(
+    title: str, intro: list[str], sections: list[tuple[str, list[str]]], header: str
+) -> pymupdf.Document:
+    """A document of a title, intro paragraphs and numbered sections, every page under
+    ``header`` and numbered "Page i of n" (the written evaluation sets' layout)."""
+    body = (
+        f"<h1>{html.escape(title)}</h1>"
+        + "".join(f"<p>{html.escape(p)}</p>" for p in intro)
+        + _section_html(sections)
+    )
+    doc = _render(body)
+    total = doc.page_count
+    for index in range(total):
+        _decorate(doc[index], header, f"Page {index + 1} of {total}")
+    doc.set_page_labels([{"startpage": 0, "prefix": "", "style": "D", "firstpagenum": 1}])
+    return doc
+
+
 def normalize(text: str) -> str:
     """The CUAD dev set's page-matching normalization: NFKC, straight quotes and dashes,
     no whitespace."""

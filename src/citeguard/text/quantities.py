@@ -294,9 +294,18 @@ def supported_quantity_tokens(sentence: str, evidence: str) -> set[str]:
     "August 4, 2010" is stated by "8/4/10": its words ("august", "4", "2010") are backed
     by the quantity check, so a word check must not count them as missing.
     """
+    return stated_quantity_tokens(extract_quantities(strip_citations(sentence)), evidence)
+
+
+def stated_quantity_tokens(claimed: Sequence[Quantity], evidence: str) -> set[str]:
+    """:func:`supported_quantity_tokens` for quantities already extracted from a sentence,
+    for a caller that reads one sentence against many evidence texts (``evidence`` is not
+    read when nothing is claimed)."""
+    if not claimed:
+        return set()
     evidence_quantities = extract_quantities(evidence)
     words: set[str] = set()
-    for quantity in extract_quantities(strip_citations(sentence)):
+    for quantity in claimed:
         if quantity_supported(quantity, evidence_quantities):
             words |= token_set(quantity.text)
     return words

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from citeguard.text.quantities import supported_quantity_tokens
+from citeguard.text.citations import strip_citations
+from citeguard.text.quantities import extract_quantities, stated_quantity_tokens
 from citeguard.text.sentences import split_sentences
 from citeguard.text.tokens import sentence_token_set, token_set
 
@@ -43,8 +44,9 @@ def best_quote(sentence: str, chunk_text: str, chunk_char_start: int, max_window
     if not pieces:
         return Quote("", chunk_char_start, chunk_char_start)
     wanted = sentence_token_set(sentence)
+    claimed = extract_quantities(strip_citations(sentence))
     piece_tokens = [
-        token_set(piece.text) | supported_quantity_tokens(sentence, piece.text) for piece in pieces
+        token_set(piece.text) | stated_quantity_tokens(claimed, piece.text) for piece in pieces
     ]
 
     best_key: tuple[float, int, float, int] | None = None

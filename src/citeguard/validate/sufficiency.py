@@ -101,15 +101,14 @@ def assess_sufficiency(
         word_rule = "low_similarity"
     elif coverage < min_question_coverage:
         word_rule = "question_terms_absent"
-    scorer_answers = (
-        min_answer_score is not None and best_answer is not None and best_answer >= min_answer_score
+    # None: no scorer reading, the word rules decide alone.
+    floor_reached = (
+        None if min_answer_score is None or best_answer is None else best_answer >= min_answer_score
     )
-    if word_rule is not None and scorer_answers:
+    if word_rule is not None and floor_reached:
         verdict["overridden"] = word_rule
     elif word_rule is not None:
         verdict.update(sufficient=False, reason=word_rule)
-    elif (
-        min_answer_score is not None and best_answer is not None and best_answer < min_answer_score
-    ):
+    elif floor_reached is False:
         verdict.update(sufficient=False, reason="no_answering_passage")
     return verdict
