@@ -125,6 +125,17 @@ def test_end_to_end_summary_is_exact(dataset: Path, tmp_path: Path) -> None:
     report = (out / "report.md").read_text()
     assert "| Grounded answer accuracy | `answer_accuracy` | 60.0% |" in report
     assert "`pets-dogs`" in report
+    # Each draft's verdict, in order: the deposit's unsupported first reply, then the
+    # regeneration that passed; the refused question before any model call has none.
+    trails = {r["id"]: r["drafts"] for r in lines}
+    assert [(d["drafted_by"], d["passed"]) for d in trails["deposit"]] == [
+        ("generate", False),
+        ("regenerate", True),
+    ]
+    assert trails["deposit"][0]["triggers"] == ["unsupported_sentence"]
+    assert trails["deposit"][0]["reasons"]
+    assert [d["is_refusal"] for d in trails["sell"]] == [True, True]
+    assert trails["crypto"] == []
     # A chat model that does not count its tokens leaves the model-work figures out.
     assert all(r["model_work"] is None for r in lines)
     assert summary["model_work"] is None and "Local model work" not in report

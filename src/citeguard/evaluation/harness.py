@@ -47,6 +47,7 @@ from citeguard.evaluation.run_index import (
     select_document_files,
 )
 from citeguard.evaluation.unvalidated import ACCEPT_FIRST_WHEN_OFF
+from citeguard.evaluation.verdict_trail import verdict_trail
 from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources, default_resources
 from citeguard.graph.state import State
@@ -69,7 +70,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-# Every key of the graph's full state: asked for explicitly, because invoke() otherwise
+# Every key of the graph's full state: asked for explicitly, because the graph otherwise
 # returns only the output schema (no retrieved chunks, evidence or timings).
 STATE_KEYS = sorted(State.__required_keys__ | State.__optional_keys__)
 
@@ -142,7 +143,15 @@ def evaluate_question(
         inputs["docs"] = scope
     work_before = resources.model_work.snapshot()
     started = time.perf_counter()
-    state = graph.invoke(inputs, context=context, output_keys=STATE_KEYS)
+    updates: list[dict[str, Any]] = []
+    state: dict[str, Any] = {}
+    for mode, chunk in graph.stream(
+        inputs, context=context, output_keys=STATE_KEYS, stream_mode=["updates", "values"]
+    ):
+        if mode == "updates":
+            updates.append(chunk)
+        else:
+            state = chunk
     seconds = time.perf_counter() - started
     work = resources.model_work.snapshot().minus(work_before)
     evidence = list(state.get("evidence") or [])
@@ -169,6 +178,7 @@ def evaluate_question(
         "sufficiency": state.get("sufficiency", {}),
         "attempts": state.get("attempts", 0),
         "regenerations": state.get("regenerations", 0),
+        "drafts": verdict_trail(updates),
         "retrieved": state.get("retrieved", []),
         "evidence": evidence,
         "timings": dict(state.get("timings") or {}),

@@ -1,0 +1,151 @@
+"""Where each answerable question is lost, and what the relevance check decides on model answers.
+
+    python bench/refusal_causes.py RUN DATASET [RUN DATASET ...] [--out FILE]
+
+Reads the draft trails of runs made by ``citeguard eval`` (each results line's ``drafts``:
+who wrote each draft and what the validator said, ``evaluation/verdict_trail.py``); no
+model is called. For every answerable question refused, one cause:
+
+- ``before the model: ...``: sufficiency refused (the scorer's floor, or a word rule);
+- the model's first draft and, when one was tried, the passage answer, each labelled
+  ``refused`` (the model's refusal), ``relevance`` (every sentence passed, the relevance
+  check did not), ``support judge`` or ``rule: REASON`` (a sentence failed).
+
+And every model draft (not a quote) that passed its sentence checks and met the relevance
+check, with its score and whether a source it cites holds gold (answerable questions) or
+the question has no answer: what the check's threshold keeps and stops on model answers.
+Writes bench/results/refusal_causes.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench_output import write_result
+
+from citeguard.evaluation.dataset import Question, load_questions
+from citeguard.evaluation.metrics import span_hit, span_texts
+
+OUT = Path("bench/results/refusal_causes.json")
+RELEVANCE_FAILED = "sources_do_not_answer_question"
+
+
+def draft_label(draft: dict[str, Any]) -> str:
+    """What decided one draft: passed, the model's refusal, the relevance check, the support
+    judge or the first failing rule."""
+    if draft["is_refusal"]:
+        return "refused"
+    if draft["passed"]:
+        return "passed"
+    if RELEVANCE_FAILED in draft["triggers"]:
+        return "relevance"
+    if "judge_unsupported" in draft["reasons"]:
+        return "support judge"
+    if draft["reasons"]:
+        return "rule: " + draft["reasons"][0]
+    return "trigger: " + ",".join(draft["triggers"])
+
+
+def refusal_cause(record: dict[str, Any]) -> str:
+    """The cause of one refusal: before the model, or the first model draft's verdict and
+    the passage answer's."""
+    drafts = record.get("drafts") or []
+    if not drafts:
+        reason = (record.get("sufficiency") or {}).get("reason") or record.get("refusal_reason")
+        return f"before the model: {reason}"
+    first = draft_label(drafts[0])
+    quotes = [d for d in drafts if d["drafted_by"] == "answer_from_passage"]
+    passage = draft_label(quotes[-1]) if quotes else "not tried"
+    return f"model draft: {first}; passage answer: {passage}"
+
+
+def model_answer_relevance(record: dict[str, Any], question: Question) -> list[dict[str, Any]]:
+    """The model drafts of one question that reached the relevance check."""
+    evidence = record.get("evidence") or []
+    rows = []
+    for draft in record.get("drafts") or []:
+        if draft["drafted_by"] == "answer_from_passage" or draft["relevance"] is None:
+            continue
+        cited = [evidence[n - 1] for n in draft["cited"] if 0 < n <= len(evidence)]
+        holds_gold = question.answerable and span_hit(
+            span_texts(question.gold_spans), [str(c["text"]) for c in cited]
+        )
+        rows.append(
+            {
+                "question": record["question"],
+                "answerable": question.answerable,
+                "cites_gold": holds_gold,
+                "relevance": round(float(draft["relevance"]), 3),
+                "passed": draft["passed"],
+            }
+        )
+    return rows
+
+
+def run_causes(run: Path, dataset: Path) -> dict[str, Any]:
+    """Refusal causes and model answers' relevance readings of one run."""
+    questions = {q.id: q for q in load_questions(dataset / "questions.jsonl", unique_ids=False)}
+    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    if records and "drafts" not in records[0]:
+        raise SystemExit(f"{run}: no draft trails; run it again with this version's citeguard eval")
+    causes: Counter[str] = Counter()
+    refused: list[dict[str, Any]] = []
+    relevance: list[dict[str, Any]] = []
+    for record in records:
+        question = questions[str(record["id"])]
+        relevance.extend(model_answer_relevance(record, question))
+        if question.answerable and record.get("status") != "answered":
+            cause = refusal_cause(record)
+            causes[cause] += 1
+            gold_in_view = bool((record.get("scores") or {}).get("context_recall"))
+            refused.append(
+                {"question": record["question"], "cause": cause, "gold_in_sources": gold_in_view}
+            )
+    return {
+        "run": str(run),
+        "dataset": str(dataset),
+        "questions": len(records),
+        "answerable_refused": len(refused),
+        "causes": dict(causes.most_common()),
+        "model_answers_at_relevance_check": {
+            "right": sorted(r["relevance"] for r in relevance if r["cites_gold"]),
+            "wrong_passage": sorted(
+                r["relevance"] for r in relevance if r["answerable"] and not r["cites_gold"]
+            ),
+            "unanswerable": sorted(r["relevance"] for r in relevance if not r["answerable"]),
+        },
+        "rows": {"refused": refused, "model_answers": relevance},
+    }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pairs", nargs="+", help="RUN DATASET, repeated")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    if len(args.pairs) % 2:
+        parser.error("give each RUN folder with its DATASET folder")
+    pairs = list(zip(args.pairs[::2], args.pairs[1::2], strict=True))
+    runs = [run_causes(Path(run), Path(dataset)) for run, dataset in pairs]
+    total: Counter[str] = Counter()
+    for run in runs:
+        total.update(run["causes"])
+    write_result(
+        args.out,
+        {
+            "command": "python bench/refusal_causes.py " + " ".join(argv),
+            "causes_in_all_runs": dict(total.most_common()),
+            "runs": runs,
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

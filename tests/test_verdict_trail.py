@@ -1,0 +1,53 @@
+"""The draft trail the evaluation harness keeps: each draft's author and verdict, no words."""
+
+from __future__ import annotations
+
+from citeguard.evaluation.verdict_trail import draft_verdict, verdict_trail
+
+
+def verdict(**kw: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "passed": False,
+        "is_refusal": False,
+        "triggers": [],
+        "sentences": [],
+        "relevance_score": None,
+    }
+    return {**base, **kw}
+
+
+def test_each_validation_is_paired_with_the_node_that_drafted_it() -> None:
+    updates = [
+        {"retrieve": {"attempts": 0}},
+        {"sufficiency_check": None},
+        {"generate": {"attempts": 1}},
+        {"validate": {"last_validation": verdict(passed=True, is_refusal=True)}},
+        {"answer_from_passage": {"attempts": 2}},
+        {
+            "validate": {
+                "last_validation": verdict(
+                    triggers=["sources_do_not_answer_question"], relevance_score=0.4
+                )
+            }
+        },
+        {"refuse": {"status": "refused"}},
+    ]
+    trail = verdict_trail(updates)
+    assert [(d["drafted_by"], d["is_refusal"]) for d in trail] == [
+        ("generate", True),
+        ("answer_from_passage", False),
+    ]
+    assert trail[1]["relevance"] == 0.4
+    assert trail[1]["triggers"] == ["sources_do_not_answer_question"]
+
+
+def test_only_failing_sentences_give_reasons_each_once_and_citations_are_collected() -> None:
+    sentences = [
+        {"supported": True, "reasons": ["ignored"], "cited_sources": [2]},
+        {"supported": False, "reasons": ["judge_unsupported", "x"], "cited_sources": [1, 2]},
+        {"supported": False, "reasons": ["x"], "cited_sources": [3]},
+    ]
+    entry = draft_verdict("regenerate", verdict(sentences=sentences))
+    assert entry["reasons"] == ["judge_unsupported", "x"]
+    assert entry["cited"] == [2, 1, 3]
+    assert entry["drafted_by"] == "regenerate" and entry["passed"] is False
