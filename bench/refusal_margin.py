@@ -26,18 +26,15 @@ import argparse
 import dataclasses
 import json
 import math
-import random
 import sys
 from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from bench_questions import dataset_records, write_dataset_subset
+from held_out_sample import sample_dataset
 
-from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.harness import run_evaluation
 from citeguard.evaluation.pair_metrics import auroc
-from citeguard.evaluation.train_pairs import PairSettings, validation_documents
 from citeguard.llm import decoding
 from citeguard.text.refusal import REFUSAL
 
@@ -75,16 +72,6 @@ def install_recorder() -> None:
 
     decoding.GreedyGrammarChooser.__init__ = init  # type: ignore[method-assign]
     decoding.GreedyGrammarChooser.choose = choose  # type: ignore[method-assign]
-
-
-def sample_dataset(dataset: Path, out: Path, n_questions: int, seed: int) -> Path:
-    """A dataset folder of a seeded sample of the held-out documents' questions (``docs``
-    links to the original's files)."""
-    questions = [q for q in load_questions(dataset / "questions.jsonl", unique_ids=False) if q.doc]
-    held_out = validation_documents(questions, PairSettings())
-    chosen = [line for line in dataset_records(dataset) if line.get("doc") in held_out]
-    chosen = random.Random(seed).sample(chosen, min(n_questions, len(chosen)))
-    return write_dataset_subset(dataset, out / "dataset", chosen)
 
 
 def text_of(tokens: list[int]) -> str:
