@@ -30,38 +30,9 @@ from bench_output import write_result
 
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.metrics import span_hit, span_texts
+from citeguard.evaluation.verdict_trail import refusal_cause
 
 OUT = Path("bench/results/refusal_causes.json")
-RELEVANCE_FAILED = "sources_do_not_answer_question"
-
-
-def draft_label(draft: dict[str, Any]) -> str:
-    """What decided one draft: passed, the model's refusal, the relevance check, the support
-    judge or the first failing rule."""
-    if draft["is_refusal"]:
-        return "refused"
-    if draft["passed"]:
-        return "passed"
-    if RELEVANCE_FAILED in draft["triggers"]:
-        return "relevance"
-    if "judge_unsupported" in draft["reasons"]:
-        return "support judge"
-    if draft["reasons"]:
-        return "rule: " + draft["reasons"][0]
-    return "trigger: " + ",".join(draft["triggers"])
-
-
-def refusal_cause(record: dict[str, Any]) -> str:
-    """The cause of one refusal: before the model, or the first model draft's verdict and
-    the passage answer's."""
-    drafts = record.get("drafts") or []
-    if not drafts:
-        reason = (record.get("sufficiency") or {}).get("reason") or record.get("refusal_reason")
-        return f"before the model: {reason}"
-    first = draft_label(drafts[0])
-    quotes = [d for d in drafts if d["drafted_by"] == "answer_from_passage"]
-    passage = draft_label(quotes[-1]) if quotes else "not tried"
-    return f"model draft: {first}; passage answer: {passage}"
 
 
 def model_answer_relevance(record: dict[str, Any], question: Question) -> list[dict[str, Any]]:
@@ -100,7 +71,7 @@ def run_causes(run: Path, dataset: Path) -> dict[str, Any]:
     for record in records:
         question = questions[str(record["id"])]
         relevance.extend(model_answer_relevance(record, question))
-        if question.answerable and record.get("status") != "answered":
+        if question.answerable and record.get("status") == "refused":
             cause = refusal_cause(record)
             causes[cause] += 1
             gold_in_view = bool((record.get("scores") or {}).get("context_recall"))

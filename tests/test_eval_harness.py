@@ -136,6 +136,11 @@ def test_end_to_end_summary_is_exact(dataset: Path, tmp_path: Path) -> None:
     assert trails["deposit"][0]["reasons"]
     assert [d["is_refusal"] for d in trails["sell"]] == [True, True]
     assert trails["crypto"] == []
+    # The one answerable refusal, by where it was lost, in the summary and the report.
+    assert summary["answerable_refusal_causes"] == {
+        "model draft: refused; passage answer: not tried": 1
+    }
+    assert "| model draft: refused; passage answer: not tried | 1 |" in report
     # A chat model that does not count its tokens leaves the model-work figures out.
     assert all(r["model_work"] is None for r in lines)
     assert summary["model_work"] is None and "Local model work" not in report

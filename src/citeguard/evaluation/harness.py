@@ -47,7 +47,7 @@ from citeguard.evaluation.run_index import (
     select_document_files,
 )
 from citeguard.evaluation.unvalidated import ACCEPT_FIRST_WHEN_OFF
-from citeguard.evaluation.verdict_trail import verdict_trail
+from citeguard.evaluation.verdict_trail import answerable_refusal_causes, verdict_trail
 from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources, default_resources
 from citeguard.graph.state import State
@@ -338,6 +338,7 @@ def build_summary(
     summary["settings_key"] = settings_key
     summary["settings"] = {k: v for k, v in settings.items() if k != "documents"}
     summary["n_documents"] = len(settings.get("documents", []))
+    summary["answerable_refusal_causes"] = answerable_refusal_causes(records)
     summary["judge"] = {
         "enabled": config.judge,
         "threshold": config.judge_threshold if config.judge else None,

@@ -131,6 +131,10 @@ def render_run_report(summary: Mapping[str, Any], records: Sequence[Mapping[str,
             f"Independent judge: {judge.get('sentences_judged')} sentences in "
             f"{seconds(judge.get('seconds'))} s (not counted above).",
         ]
+    causes = summary.get("answerable_refusal_causes")
+    if causes:
+        lines += ["", "## Where answerable questions were refused", ""]
+        lines += _table(["cause", "questions"], [[cause, str(n)] for cause, n in causes.items()])
     lines += ["", "## Questions", ""]
     question_rows = []
     for record in records:
