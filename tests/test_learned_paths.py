@@ -646,6 +646,41 @@ def test_markup_is_never_quoted() -> None:
     ]
 
 
+def test_a_passage_that_leads_into_a_list_is_quoted_with_the_list() -> None:
+    """A passage window may end on a lead-in whose list lies after it, a Markdown comment
+    between them: alone the lead-in ends mid-phrase and nothing could be quoted. The
+    passage is read on through the list, and the quote, comment left out, is the
+    document's text word for word."""
+    from citeguard.generate.passage_answer import through_following_list
+    from citeguard.validate.checks import is_verbatim
+
+    lead_in = "Staff do not open private files without your consent, except for:"
+    items = "* security reviews * support requests you make"
+    text = (
+        f"{lead_in}\n\n<!-- markdownlint-disable GHD034 -->\n\n{items}\n\n"
+        "<!-- markdownlint-enable GHD034 -->\n\nWe keep logs for 90 days."
+    )
+    end = through_following_list(text, 0, len(lead_in))
+    assert text[:end].endswith(items)
+    assert passage_answer(text[: len(lead_in)], 1) == ""  # the window alone
+    quote = passage_answer(text[:end], 1)
+    assert quote == f"{lead_in} {items} [1]."
+    assert is_verbatim(quote.removesuffix(" [1]."), text)
+    assert not is_verbatim(f"{lead_in} * support requests you make", text)
+    # Lettered items are read on too; a passage that is no lead-in, or one that a
+    # paragraph follows, ends where it did.
+    lettered = "The Licensee shall not:\n(a) sell the Software;\n(b) rent it.\nOther text."
+    assert lettered[: through_following_list(lettered, 0, 23)].endswith("(b) rent it.")
+    statement = "We keep logs for 90 days.\n\n* a list after a statement"
+    assert through_following_list(statement, 0, 25) == 25
+    paragraph = "We share data with:\n\nOur partners, listed on our site."
+    assert through_following_list(paragraph, 0, 19) == 19
+    # A list longer than LIST_MAX_WORDS is read only as far as the items that fit.
+    long_list = "Prohibited:\n" + "\n".join(f"- item {i} " + "word " * 40 for i in range(5))
+    read = long_list[: through_following_list(long_list, 0, 11)]
+    assert "- item 2" in read and "- item 3" not in read
+
+
 def test_a_question_in_the_document_is_never_quoted() -> None:
     """A guide's question above its answer asks and states nothing: the answer under it is
     quoted, never the question, however the scorer rates it."""

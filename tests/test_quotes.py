@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citeguard.text.passages import without_html_comments
 from citeguard.validate.quotes import best_quote
 
 DOCUMENT = (
@@ -62,6 +63,16 @@ def test_a_date_stated_in_another_format_is_quoted_where_the_document_states_it(
     assert chunk[quote.char_start - 100 : quote.char_end - 100] == quote.text
 
 
+def test_a_lead_in_and_its_list_are_quoted_together_without_the_comment_between() -> None:
+    """A Markdown file read as text puts a comment between a lead-in and its list: no
+    sentence of its own, it neither splits the quote nor shows in it."""
+    lead_in = "Staff do not open private files without your consent, except for:"
+    chunk = f"{lead_in}\n\n<!-- markdownlint-disable GHD034 -->\n\n* security reviews * support"
+    quote = best_quote(f"{lead_in} * security reviews * support [1].", chunk, 10)
+    assert quote.text == f"{lead_in}\n\n* security reviews * support"
+    assert (quote.char_start, quote.char_end) == (10, 10 + len(chunk))
+
+
 def test_empty_chunk_gives_an_empty_quote_at_the_chunk_start() -> None:
     quote = best_quote("Anything [1].", "", 42)
     assert (quote.text, quote.char_start, quote.char_end) == ("", 42, 42)
@@ -74,4 +85,4 @@ def test_best_quote_never_raises_and_slices_the_document(
 ) -> None:
     document = "x" * prefix_length + chunk
     quote = best_quote(sentence, chunk, prefix_length)
-    assert document[quote.char_start : quote.char_end] == quote.text
+    assert without_html_comments(document[quote.char_start : quote.char_end]) == quote.text

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 
 from citeguard.generate.selection import MIN_SENTENCE_CHARS, as_cited_sentence
 from citeguard.learned.evidence import PairScorer, best_passages
+from citeguard.text.passages import blank_html_comments
 from citeguard.text.questions import is_yes_no_question
 from citeguard.text.sentences import BULLETS, Sentence, split_sentences
 from citeguard.validate.checks import ends_mid_phrase
@@ -205,6 +206,40 @@ _LETTERED_ITEM = re.compile(rf"^{_LETTER_LABEL}\s")
 _COLON_THEN_ITEM = re.compile(rf":\s*(?:[{re.escape(BULLETS)}]|{_LETTER_LABEL})\s")
 
 
+LIST_MAX_WORDS = 150
+"""At most this many words of a list are read after a passage that leads into it."""
+
+# A line that opens an item of a list: a bullet or a letter label ("(a)", "b.", "(iv)").
+_LIST_ITEM_LINE = re.compile(rf"^[ \t]*(?:[{re.escape(BULLETS)}]|{_LETTER_LABEL})[ \t]")
+
+
+def through_following_list(text: str, start: int, end: int) -> int:
+    """Where the passage ``text[start:end]`` ends once the list it leads into is read.
+
+    A passage is a window of whole sentences, and its last one may be a lead-in ("GitHub
+    personnel does not access private repository information without your consent except
+    ... and for:") whose list lies after the window's end: alone, the lead-in ends
+    mid-phrase and nothing of it can be quoted. When the passage (HTML comments aside) ends
+    in a colon, it is read on through the list items that follow (lines opening on a
+    bullet or a letter label; blank lines and comment lines between them pass), as far as
+    :data:`LIST_MAX_WORDS` words; otherwise, or when no item follows, ``end`` is returned.
+    """
+    if not blank_html_comments(text[start:end]).rstrip().endswith(":"):
+        return end
+    extended, words, position = end, 0, end
+    for line in blank_html_comments(text[end:]).splitlines(keepends=True):
+        position += len(line)
+        if not line.strip():
+            continue
+        if not _LIST_ITEM_LINE.match(line):
+            break
+        words += len(line.split())
+        if words > LIST_MAX_WORDS:
+            break
+        extended = position - (len(line) - len(line.rstrip()))
+    return extended
+
+
 @dataclass
 class _Joined:
     """A sentence of the passage as the pieces the splitter made are joined into it."""
@@ -221,6 +256,7 @@ def _passage_pieces(passage: str) -> list[tuple[str, str]]:
     """The passage's complete sentences with what each is (:data:`STATEMENT`, ...), in
     order, each as it stands in the passage apart from whitespace, a closing dangling
     connective and closing punctuation."""
+    passage = blank_html_comments(passage)
     pieces = split_sentences(passage)
     joined: list[_Joined] = []
     under_lead_in = False  # the list being read follows a lead-in that ends in a colon
@@ -451,6 +487,9 @@ def passage_answer_of_sources(
     best = max(range(len(found)), key=lambda i: found[i].score)
     if found[best].score < min_score:
         return None
-    passage = sources[best][found[best].start : found[best].end]
+    text = sources[best]
+    passage = text[
+        found[best].start : through_following_list(text, found[best].start, found[best].end)
+    ]
     answer = scored_passage_answer(passage, best + 1, question, scorer)
     return (best + 1, answer) if answer.text else None

@@ -72,3 +72,20 @@ def reading_windows(passage: str, max_words: int) -> list[str]:
     step = max(1, max_words // 2)
     starts = list(range(step, len(words) - max_words, step)) + [len(words) - max_words]
     return [passage] + [passage[words[i].start() : words[i + max_words - 1].end()] for i in starts]
+
+
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
+
+def blank_html_comments(text: str) -> str:
+    """``text`` with each HTML comment ("<!-- markdownlint-disable GHD034 -->", which
+    Markdown files read as text carry) turned into as many spaces: offsets into ``text``
+    still hold, and what the comment stood between reads as one run of text. A comment is
+    an instruction to a program, not words of the document."""
+    return _HTML_COMMENT.sub(lambda match: " " * len(match.group()), text)
+
+
+def without_html_comments(text: str) -> str:
+    """``text`` without its HTML comments and the whitespace after each: a quote as a
+    reader should see it, the document's words only."""
+    return re.sub(r"<!--.*?-->\s*", "", text, flags=re.DOTALL)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from citeguard.text.citations import CitationMarker, parse_citations, strip_citations
+from citeguard.text.passages import blank_html_comments
 from citeguard.text.quantities import supported_quantity_tokens, unsupported_quantities
 from citeguard.text.questions import is_yes_no_question
 from citeguard.text.refusal import is_refusal
@@ -441,7 +442,9 @@ def is_verbatim(claim: str, evidence: str) -> bool:
     none in the document, and the answer's sentence closes with ``[n].``), but then the
     quote must end where the document's phrase ends: at punctuation, a closing bracket or
     quote mark, a line break or the end of the evidence. A quote cut before "only with
-    consent" is not verbatim.
+    consent" is not verbatim. An HTML comment in the evidence is read as whitespace
+    (``text.passages.blank_html_comments``): a quote of a lead-in and the list after it
+    leaves out the comment a Markdown file put between them.
     """
     body = claim.strip().rstrip(".;:,").rstrip()
     tokens = re.findall(r"\w+|[^\w\s]", body)
@@ -454,7 +457,7 @@ def is_verbatim(claim: str, evidence: str) -> bool:
         apart = r"\s+" if before[-1].isalnum() and token[0].isalnum() else r"\s*"
         pattern += apart + re.escape(token)
     pattern += r"(?=[ \t]*(?:[.;:,!?)\]\"'\n]|$))"
-    return re.search(pattern, evidence, flags=re.IGNORECASE) is not None
+    return re.search(pattern, blank_html_comments(evidence), flags=re.IGNORECASE) is not None
 
 
 def _rewrite_markers(sentence: str, to_sources: Sequence[int], k: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from citeguard.text.citations import strip_citations
+from citeguard.text.passages import blank_html_comments, without_html_comments
 from citeguard.text.quantities import extract_quantities, stated_quantity_tokens
 from citeguard.text.sentences import split_sentences
 from citeguard.text.tokens import sentence_token_set, token_set
@@ -37,10 +38,13 @@ def best_quote(sentence: str, chunk_text: str, chunk_char_start: int, max_window
         max_window: Largest number of adjacent chunk sentences in one quote.
 
     Returns:
-        The quote, with offsets into the document text. An empty chunk gives an empty
-        quote at ``chunk_char_start``.
+        The quote, with offsets into the document text; its text is the document's there,
+        HTML comments left out (``text.passages.without_html_comments``). An empty chunk
+        gives an empty quote at ``chunk_char_start``.
     """
-    pieces = split_sentences(chunk_text)
+    # A comment between a lead-in and its list is no sentence of its own: the quote may
+    # then span both, and is shown without it.
+    pieces = split_sentences(blank_html_comments(chunk_text))
     if not pieces:
         return Quote("", chunk_char_start, chunk_char_start)
     wanted = sentence_token_set(sentence)
@@ -66,4 +70,5 @@ def best_quote(sentence: str, chunk_text: str, chunk_char_start: int, max_window
                 best_key = key
                 best_span = (pieces[first].start, pieces[last].end)
     start, end = best_span
-    return Quote(chunk_text[start:end], chunk_char_start + start, chunk_char_start + end)
+    text = without_html_comments(chunk_text[start:end])
+    return Quote(text, chunk_char_start + start, chunk_char_start + end)

@@ -11,7 +11,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from citeguard.generate.passage_answer import scored_passage_answer
+from citeguard.generate.passage_answer import scored_passage_answer, through_following_list
 from citeguard.graph.context import Context
 from citeguard.graph.nodes.common import emit
 from citeguard.graph.resources import Resources
@@ -26,7 +26,8 @@ def make_answer_from_passage(resources: Resources) -> Any:
         evidence = state.get("evidence", [])
         source = int(passage.get("source", 0))
         text = str(evidence[source - 1]["text"]) if 0 < source <= len(evidence) else ""
-        quoted = text[int(passage.get("start", 0)) : int(passage.get("end", 0))]
+        start = int(passage.get("start", 0))
+        quoted = text[start : through_following_list(text, start, int(passage.get("end", 0)))]
         emit(runtime, {"event": "answering_from_passage", "source": source})
         resources.drafts.discard(state.get("candidate_ref"))
         answer = scored_passage_answer(
