@@ -133,3 +133,19 @@ def write_dataset_subset(dataset: Path, folder: Path, records: Sequence[dict[str
         "".join(json.dumps(record) + "\n" for record in records), encoding="utf-8"
     )
     return folder
+
+
+def run_dataset_pairs(
+    argv: list[str], description: str, out: Path
+) -> tuple[list[tuple[Path, Path]], Path]:
+    """The (RUN, DATASET) folder pairs and the ``--out`` file of a bench that reads finished
+    ``citeguard eval`` runs: ``RUN DATASET [RUN DATASET ...] [--out FILE]``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("pairs", nargs="+", help="RUN DATASET, repeated")
+    parser.add_argument("--out", type=Path, default=out)
+    args = parser.parse_args(argv)
+    if len(args.pairs) % 2:
+        parser.error("give each RUN folder with its DATASET folder")
+    runs, datasets = args.pairs[::2], args.pairs[1::2]
+    pairs = [(Path(run), Path(dataset)) for run, dataset in zip(runs, datasets, strict=True)]
+    return pairs, args.out

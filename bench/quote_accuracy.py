@@ -12,13 +12,13 @@ the chunk and the quotes that changed. Writes bench/results/quote_accuracy.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
+from bench_questions import run_dataset_pairs
 
 from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.metrics import rescore
@@ -67,18 +67,12 @@ def run_accuracy(run: Path, dataset: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("pairs", nargs="+", help="RUN DATASET, repeated")
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args(argv)
-    if len(args.pairs) % 2:
-        parser.error("give each RUN folder with its DATASET folder")
-    pairs = list(zip(args.pairs[::2], args.pairs[1::2], strict=True))
+    pairs, out = run_dataset_pairs(argv, __doc__.split("\n\n")[0], OUT)
     write_result(
-        args.out,
+        out,
         {
             "command": "python bench/quote_accuracy.py " + " ".join(argv),
-            "runs": [run_accuracy(Path(run), Path(dataset)) for run, dataset in pairs],
+            "runs": [run_accuracy(run, dataset) for run, dataset in pairs],
         },
     )
     return 0

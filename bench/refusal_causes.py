@@ -19,7 +19,6 @@ Writes bench/results/refusal_causes.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
+from bench_questions import run_dataset_pairs
 
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.metrics import span_hit, span_texts
@@ -96,19 +96,13 @@ def run_causes(run: Path, dataset: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("pairs", nargs="+", help="RUN DATASET, repeated")
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args(argv)
-    if len(args.pairs) % 2:
-        parser.error("give each RUN folder with its DATASET folder")
-    pairs = list(zip(args.pairs[::2], args.pairs[1::2], strict=True))
-    runs = [run_causes(Path(run), Path(dataset)) for run, dataset in pairs]
+    pairs, out = run_dataset_pairs(argv, __doc__.split("\n\n")[0], OUT)
+    runs = [run_causes(run, dataset) for run, dataset in pairs]
     total: Counter[str] = Counter()
     for run in runs:
         total.update(run["causes"])
     write_result(
-        args.out,
+        out,
         {
             "command": "python bench/refusal_causes.py " + " ".join(argv),
             "causes_in_all_runs": dict(total.most_common()),
