@@ -669,8 +669,17 @@ def test_a_passage_that_leads_into_a_list_is_quoted_with_the_list() -> None:
     assert not is_verbatim(f"{lead_in} * support requests you make", text)
     # Lettered items are read on too; a passage that is no lead-in, or one that a
     # paragraph follows, ends where it did.
-    lettered = "The Licensee shall not:\n(a) sell the Software;\n(b) rent it.\nOther text."
+    lettered = "The Licensee shall not:\n(a) sell the Software;\n(b) rent it.\n\nOther text."
     assert lettered[: through_following_list(lettered, 0, 23)].endswith("(b) rent it.")
+    # An item wrapped onto a second line is read whole.
+    wrapped = (
+        "Prohibited items include:\n- grills and\nopen flames\n- space heaters\n\nRent is due."
+    )
+    read = wrapped[: through_following_list(wrapped, 0, 25)]
+    assert read.endswith("- space heaters")
+    assert passage_answer(read, 1) == (
+        "Prohibited items include: - grills and open flames - space heaters [1]."
+    )
     statement = "We keep logs for 90 days.\n\n* a list after a statement"
     assert through_following_list(statement, 0, 25) == 25
     paragraph = "We share data with:\n\nOur partners, listed on our site."

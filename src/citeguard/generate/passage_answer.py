@@ -221,22 +221,26 @@ def through_following_list(text: str, start: int, end: int) -> int:
     ... and for:") whose list lies after the window's end: alone, the lead-in ends
     mid-phrase and nothing of it can be quoted. When the passage (HTML comments aside) ends
     in a colon, it is read on through the list items that follow (lines opening on a
-    bullet or a letter label; blank lines and comment lines between them pass), as far as
-    :data:`LIST_MAX_WORDS` words; otherwise, or when no item follows, ``end`` is returned.
+    bullet or a letter label, and the lines an item wraps onto; blank lines and comment
+    lines between items pass), as far as :data:`LIST_MAX_WORDS` words; otherwise, or when
+    no item follows, ``end`` is returned.
     """
     if not blank_html_comments(text[start:end]).rstrip().endswith(":"):
         return end
     extended, words, position = end, 0, end
+    item_open = False  # the line before was an item's, no blank line since
     for line in blank_html_comments(text[end:]).splitlines(keepends=True):
         position += len(line)
         if not line.strip():
+            item_open = False
             continue
-        if not _LIST_ITEM_LINE.match(line):
+        if not (item_open or _LIST_ITEM_LINE.match(line)):
             break
         words += len(line.split())
         if words > LIST_MAX_WORDS:
             break
         extended = position - (len(line) - len(line.rstrip()))
+        item_open = True
     return extended
 
 
