@@ -233,6 +233,38 @@ def test_ask_passes_the_refusal_challenge_setting(
     assert seen.get("challenge_refusals") == expected
 
 
+def test_show_validation_asks_for_and_prints_each_drafts_verdict(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refusal says where it came from: the model refused, then the passage answer's
+    quote failed the relevance check."""
+    seen: dict[str, Any] = {}
+    drafts = [
+        {"drafted_by": "generate", "passed": True, "is_refusal": True, "triggers": []},
+        {
+            "drafted_by": "answer_from_passage",
+            "passed": False,
+            "is_refusal": False,
+            "triggers": ["sources_do_not_answer_question"],
+            "reasons": [],
+            "relevance": 0.4012,
+        },
+    ]
+
+    def fake_answer(question: str, **settings: Any) -> dict[str, Any]:
+        seen.update(settings)
+        refusal = {"answer": "x", "status": "refused", "citations": [], "refusal_reason": "r"}
+        return {**refusal, "drafts": drafts} if settings.get("with_drafts") else refusal
+
+    monkeypatch.setattr("citeguard.api.answer", fake_answer)
+    code, out, _ = run_cli(capsys, "ask", "When is rent due?", "--show-validation")
+    assert code == 0 and seen["with_drafts"] is True
+    assert "draft 1 by generate: the model refused" in out
+    assert "draft 2 by answer_from_passage: failed the relevance check (relevance 0.40)" in out
+    run_cli(capsys, "ask", "When is rent due?")
+    assert seen["with_drafts"] is False
+
+
 def test_ask_and_eval_options_are_the_context_fields() -> None:
     from dataclasses import fields
 

@@ -421,3 +421,21 @@ def test_a_question_that_cannot_be_asked_fails_before_search_or_model(question: 
     with pytest.raises(InvalidQuestionError):
         graph.invoke({"question": question}, context=Context())
     assert model_calls(resources) == 0
+
+
+def test_the_draft_trail_run_returns_invokes_state_and_each_drafts_verdict() -> None:
+    """``invoke_with_trail`` (the harness's and ``ask --show-validation``'s way to run the
+    graph) gives the state invoke gives, and the unsupported first draft's verdict before
+    the regeneration's."""
+    from citeguard.evaluation.verdict_trail import invoke_with_trail
+
+    invoked, _ = run([UNSUPPORTED, GOOD])
+    resources = fake_resources([UNSUPPORTED, GOOD])
+    state, drafts = invoke_with_trail(
+        compile_graph(resources), {"question": RENT_Q}, context=Context()
+    )
+    assert state == invoked
+    assert [(d["drafted_by"], d["passed"]) for d in drafts] == [
+        ("generate", False),
+        ("regenerate", True),
+    ]

@@ -9,7 +9,11 @@ from citeguard.text.questions import checked_question
 
 
 def answer(
-    question: str, index: str | None = None, docs: list[str] | None = None, **settings: Any
+    question: str,
+    index: str | None = None,
+    docs: list[str] | None = None,
+    with_drafts: bool = False,
+    **settings: Any,
 ) -> dict[str, Any]:
     """Answer ``question`` from the index and return the graph's output.
 
@@ -17,6 +21,9 @@ def answer(
         question: the question.
         index: index folder (default $CITEGUARD_INDEX or ./.citeguard).
         docs: optional document scope (file names as indexed).
+        with_drafts: also return ``drafts``: each draft the validator judged, who wrote
+            it and what it decided, without its words (``evaluation.verdict_trail``), so
+            that a refusal says where it came from.
         **settings: any ``citeguard.graph.context.Context`` field, e.g.
             ``model="ollama:qwen2.5:7b"``.
 
@@ -36,5 +43,10 @@ def answer(
     inputs: dict[str, Any] = {"question": question}
     if docs:
         inputs["docs"] = list(docs)
-    result: dict[str, Any] = local_graph().invoke(inputs, context=context)
-    return result
+    if not with_drafts:
+        result: dict[str, Any] = local_graph().invoke(inputs, context=context)
+        return result
+    from citeguard.evaluation.verdict_trail import invoke_with_trail
+
+    state, drafts = invoke_with_trail(local_graph(), inputs, context=context)
+    return {**state, "drafts": drafts}

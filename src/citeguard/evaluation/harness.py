@@ -47,10 +47,13 @@ from citeguard.evaluation.run_index import (
     select_document_files,
 )
 from citeguard.evaluation.unvalidated import ACCEPT_FIRST_WHEN_OFF
-from citeguard.evaluation.verdict_trail import answerable_refusal_causes, verdict_trail
+from citeguard.evaluation.verdict_trail import (
+    STATE_KEYS,
+    answerable_refusal_causes,
+    invoke_with_trail,
+)
 from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources, default_resources
-from citeguard.graph.state import State
 from citeguard.index.embedder import Embedder
 from citeguard.llm.local_llama import model_runtime
 
@@ -69,10 +72,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-# Every key of the graph's full state: asked for explicitly, because the graph otherwise
-# returns only the output schema (no retrieved chunks, evidence or timings).
-STATE_KEYS = sorted(State.__required_keys__ | State.__optional_keys__)
 
 
 @dataclass
@@ -143,15 +142,8 @@ def evaluate_question(
         inputs["docs"] = scope
     work_before = resources.model_work.snapshot()
     started = time.perf_counter()
-    updates: list[dict[str, Any]] = []
-    state: dict[str, Any] = {}
-    for mode, chunk in graph.stream(
-        inputs, context=context, output_keys=STATE_KEYS, stream_mode=["updates", "values"]
-    ):
-        if mode == "updates":
-            updates.append(chunk)
-        else:
-            state = chunk
+    # Every key of the state, not only the output schema: retrieved chunks, evidence, timings.
+    state, drafts = invoke_with_trail(graph, inputs, context=context, output_keys=STATE_KEYS)
     seconds = time.perf_counter() - started
     work = resources.model_work.snapshot().minus(work_before)
     evidence = list(state.get("evidence") or [])
@@ -178,7 +170,7 @@ def evaluate_question(
         "sufficiency": state.get("sufficiency", {}),
         "attempts": state.get("attempts", 0),
         "regenerations": state.get("regenerations", 0),
-        "drafts": verdict_trail(updates),
+        "drafts": drafts,
         "retrieved": state.get("retrieved", []),
         "evidence": evidence,
         "timings": dict(state.get("timings") or {}),

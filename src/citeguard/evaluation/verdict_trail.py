@@ -9,8 +9,10 @@ and keeps, for each draft, who wrote it and what the validator said, without its
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+from citeguard.graph.state import State
 
 DRAFTING_NODES = ("generate", "regenerate", "answer_from_passage")
 """Nodes that write a candidate for the validator."""
@@ -54,6 +56,37 @@ def verdict_trail(updates: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 if verdict:
                     trail.append(draft_verdict(drafted_by, verdict))
     return trail
+
+
+STATE_KEYS = sorted(State.__required_keys__ | State.__optional_keys__)
+"""Every key of the graph's state."""
+
+
+def invoke_with_trail(
+    graph: Any,
+    inputs: dict[str, Any],
+    output_keys: Sequence[str] | None = None,
+    **config: Any,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run ``graph`` as ``graph.invoke(inputs, output_keys=output_keys, **config)`` would and
+    return its final state with the run's draft trail (:func:`verdict_trail`).
+
+    The node updates are streamed beside the state's values, every key of both, since the
+    validator's verdicts are not among the graph's output keys; the final state returned
+    holds ``output_keys``, by default the graph's output keys, as invoke's does.
+    """
+    updates: list[dict[str, Any]] = []
+    state: dict[str, Any] = {}
+    for mode, chunk in graph.stream(
+        inputs, stream_mode=["updates", "values"], output_keys=STATE_KEYS, **config
+    ):
+        if mode == "updates":
+            updates.append(chunk)
+        else:
+            state = chunk
+    kept = graph.output_channels if output_keys is None else output_keys
+    kept = [kept] if isinstance(kept, str) else kept
+    return {key: value for key, value in state.items() if key in kept}, verdict_trail(updates)
 
 
 RELEVANCE_FAILED = "sources_do_not_answer_question"

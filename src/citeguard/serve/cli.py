@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, get_args
 
 from citeguard.errors import CiteGuardError, InvalidQuestionError, InvalidSettingError
+from citeguard.evaluation.verdict_trail import draft_label
 from citeguard.graph.context import (
     Context,
     ContextOption,
@@ -156,7 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_context_options(p, ASK_OPTIONS)
     p.add_argument("--json", action="store_true", help="print the output object as JSON")
     p.add_argument(
-        "--show-validation", action="store_true", help="print per-sentence validation verdicts"
+        "--show-validation",
+        action="store_true",
+        help="print per-sentence validation verdicts, and each draft's (who wrote it, what "
+        "decided it: passed, refused by the model, a rule, the support judge or the "
+        "relevance check)",
     )
 
     sub.add_parser("graph", help="print the answer graph as Mermaid")
@@ -332,7 +337,26 @@ def format_answer(result: dict[str, Any], show_validation: bool = False) -> str:
                 f"  {i}. supported={s.get('supported')} lexical={s.get('lexical_score')} "
                 f"semantic={s.get('semantic_score')} judge={s.get('judge_score')} [{reasons}]"
             )
+        for i, draft in enumerate(result.get("drafts") or [], start=1):
+            lines.append(f"draft {i} by {draft['drafted_by']}: {_draft_outcome(draft)}")
     return "\n".join(lines)
+
+
+_DRAFT_OUTCOMES = {
+    "passed": "passed",
+    "refused": "the model refused",
+    "relevance": "failed the relevance check",
+    "support judge": "failed the support judge",
+}
+
+
+def _draft_outcome(draft: dict[str, Any]) -> str:
+    """One draft's verdict in words: what decided it, with the relevance check's score."""
+    label = draft_label(draft)
+    outcome = _DRAFT_OUTCOMES.get(label) or label.replace("rule: ", "failed the rule ", 1)
+    if draft.get("relevance") is not None:
+        outcome += f" (relevance {draft['relevance']:.2f})"
+    return outcome
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
@@ -344,7 +368,13 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         print(f"citeguard: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     settings = context_overrides(args, ASK_OPTIONS)
-    result = answer(args.question, index=args.index, docs=args.doc, **settings)
+    result = answer(
+        args.question,
+        index=args.index,
+        docs=args.doc,
+        with_drafts=args.show_validation,
+        **settings,
+    )
     if args.json:
         print(json.dumps(result, indent=2))
     else:
