@@ -2,9 +2,11 @@
 
 A results line holds only the last verdict, so a refusal after three drafts does not say
 which check turned down the model's first answer (a rule, the support judge, the relevance
-check) or whether the model refused outright. The harness streams the graph's node updates
-and keeps, for each draft, who wrote it and what the validator said, without its words
-(verdicts in state are redacted). ``bench/refusal_causes.py`` reads these trails.
+check) or whether the model refused outright. :func:`invoke_with_trail` streams the graph's
+node updates and keeps, for each draft, who wrote it and what the validator said, without
+its words (verdicts in state are redacted). The evaluation harness stores the trail in each
+results line and counts refusals by cause (:func:`answerable_refusal_causes`);
+``citeguard ask --show-validation`` prints it; ``bench/refusal_causes.py`` reads stored runs.
 """
 
 from __future__ import annotations
