@@ -3,7 +3,7 @@
     python bench/refusal_causes.py RUN DATASET [RUN DATASET ...] [--out FILE]
 
 Reads the draft trails of runs made by ``citeguard eval`` (each results line's ``drafts``:
-who wrote each draft and what the validator said, ``evaluation/verdict_trail.py``); no
+who wrote each draft and what the validator said, ``graph/draft_trail.py``); no
 model is called. For every answerable question refused, one cause:
 
 - ``before the model: ...``: sufficiency refused (the scorer's floor, or a word rule);
@@ -30,7 +30,7 @@ from bench_questions import run_dataset_pairs
 
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.metrics import span_hit, span_texts
-from citeguard.evaluation.verdict_trail import refusal_cause
+from citeguard.evaluation.refusal_causes import refusal_cause
 
 OUT = Path("bench/results/refusal_causes.json")
 

@@ -427,7 +427,7 @@ def test_the_draft_trail_run_returns_invokes_state_and_each_drafts_verdict() -> 
     """``invoke_with_trail`` (the harness's and ``ask --show-validation``'s way to run the
     graph) gives the state invoke gives, and the unsupported first draft's verdict before
     the regeneration's."""
-    from citeguard.evaluation.verdict_trail import invoke_with_trail
+    from citeguard.graph.draft_trail import invoke_with_trail
 
     invoked, _ = run([UNSUPPORTED, GOOD])
     resources = fake_resources([UNSUPPORTED, GOOD])

@@ -22,7 +22,7 @@ def answer(
         index: index folder (default $CITEGUARD_INDEX or ./.citeguard).
         docs: optional document scope (file names as indexed).
         with_drafts: also return ``drafts``: each draft the validator judged, who wrote
-            it and what it decided, without its words (``evaluation.verdict_trail``), so
+            it and what it decided, without its words (``graph.draft_trail``), so
             that a refusal says where it came from.
         **settings: any ``citeguard.graph.context.Context`` field, e.g.
             ``model="ollama:qwen2.5:7b"``.
@@ -46,7 +46,7 @@ def answer(
     if not with_drafts:
         result: dict[str, Any] = local_graph().invoke(inputs, context=context)
         return result
-    from citeguard.evaluation.verdict_trail import invoke_with_trail
+    from citeguard.graph.draft_trail import invoke_with_trail
 
     state, drafts = invoke_with_trail(local_graph(), inputs, context=context)
     return {**state, "drafts": drafts}

@@ -25,6 +25,7 @@ from citeguard.errors import IndexStoreError, ModelUnavailableError
 from citeguard.evaluation.citation_judge import JUDGE_THRESHOLD, JudgeFn, judge_citations
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.metrics import rescore, score_result, summarize
+from citeguard.evaluation.refusal_causes import answerable_refusal_causes
 from citeguard.evaluation.results_file import (
     REPORT_FILE,
     RESULTS_FILE,
@@ -47,12 +48,8 @@ from citeguard.evaluation.run_index import (
     select_document_files,
 )
 from citeguard.evaluation.unvalidated import ACCEPT_FIRST_WHEN_OFF
-from citeguard.evaluation.verdict_trail import (
-    STATE_KEYS,
-    answerable_refusal_causes,
-    invoke_with_trail,
-)
 from citeguard.graph.context import Context
+from citeguard.graph.draft_trail import STATE_KEYS, invoke_with_trail
 from citeguard.graph.resources import Resources, default_resources
 from citeguard.index.embedder import Embedder
 from citeguard.llm.local_llama import model_runtime

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, get_args
 
 from citeguard.errors import CiteGuardError, InvalidQuestionError, InvalidSettingError
-from citeguard.evaluation.verdict_trail import draft_label
+from citeguard.evaluation.refusal_causes import draft_label
 from citeguard.graph.context import (
     Context,
     ContextOption,

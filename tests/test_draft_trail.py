@@ -1,14 +1,14 @@
-"""The draft trail the evaluation harness keeps: each draft's author and verdict, no words."""
+"""The draft trail of a graph run (each draft's author and verdict, no words), and the
+refusal causes counted from it."""
 
 from __future__ import annotations
 
-from citeguard.evaluation.verdict_trail import (
+from citeguard.evaluation.refusal_causes import (
     answerable_refusal_causes,
     draft_label,
-    draft_verdict,
     refusal_cause,
-    verdict_trail,
 )
+from citeguard.graph.draft_trail import draft_trail, draft_verdict
 
 
 def verdict(**kw: object) -> dict[str, object]:
@@ -38,7 +38,7 @@ def test_each_validation_is_paired_with_the_node_that_drafted_it() -> None:
         },
         {"refuse": {"status": "refused"}},
     ]
-    trail = verdict_trail(updates)
+    trail = draft_trail(updates)
     assert [(d["drafted_by"], d["is_refusal"]) for d in trail] == [
         ("generate", True),
         ("answer_from_passage", False),

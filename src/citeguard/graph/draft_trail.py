@@ -1,0 +1,93 @@
+"""The trail of one question through the graph: each draft and the verdict that judged it.
+
+The state keeps only the last verdict, so a refusal after three drafts does not say which
+check turned down the model's first answer (a rule, the support judge, the relevance
+check) or whether the model refused outright. :func:`invoke_with_trail` runs the graph as
+invoke does, streaming its node updates beside, and keeps for each draft who wrote it and
+what the validator said, without its words (verdicts in state are redacted). The
+evaluation harness stores the trail in each results line
+(``evaluation/refusal_causes.py`` counts refusals by cause from it), ``citeguard ask
+--show-validation`` prints it, and ``citeguard.api.answer(..., with_drafts=True)``
+returns it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from citeguard.graph.state import State
+
+DRAFTING_NODES = ("generate", "regenerate", "answer_from_passage")
+"""Nodes that write a candidate for the validator."""
+
+
+def draft_verdict(drafted_by: str, verdict: dict[str, Any]) -> dict[str, Any]:
+    """One draft's entry: who wrote it and the validator's verdict on it, in brief.
+
+    ``reasons`` are the failing sentence checks' reasons, in the order first met, each once;
+    ``relevance`` is the relevance check's score when it ran (None otherwise).
+    """
+    reasons: list[str] = []
+    cited: list[int] = []
+    for sentence in verdict.get("sentences") or []:
+        if not sentence.get("supported", True):
+            reasons.extend(r for r in sentence.get("reasons") or [] if r not in reasons)
+        cited.extend(n for n in sentence.get("cited_sources") or [] if n not in cited)
+    return {
+        "drafted_by": drafted_by,
+        "passed": bool(verdict.get("passed")),
+        "is_refusal": bool(verdict.get("is_refusal")),
+        "triggers": list(verdict.get("triggers") or []),
+        "reasons": reasons,
+        "relevance": verdict.get("relevance_score"),
+        "cited": cited,
+    }
+
+
+def draft_trail(updates: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The draft verdicts of a run, from the graph's ``stream_mode="updates"`` chunks
+    (``{node: update}``), in order. A validate update is paired with the drafting node
+    that ran last before it."""
+    trail: list[dict[str, Any]] = []
+    drafted_by = ""
+    for chunk in updates:
+        for node, update in chunk.items():
+            if node in DRAFTING_NODES:
+                drafted_by = node
+            elif node == "validate" and isinstance(update, dict):
+                verdict = update.get("last_validation")
+                if verdict:
+                    trail.append(draft_verdict(drafted_by, verdict))
+    return trail
+
+
+STATE_KEYS = sorted(State.__required_keys__ | State.__optional_keys__)
+"""Every key of the graph's state."""
+
+
+def invoke_with_trail(
+    graph: Any,
+    inputs: dict[str, Any],
+    output_keys: Sequence[str] | None = None,
+    **config: Any,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run ``graph`` as ``graph.invoke(inputs, output_keys=output_keys, **config)`` would and
+    return its final state with the run's draft trail (:func:`draft_trail`).
+
+    The node updates are streamed beside the state's values, every key of both, since the
+    validator's verdicts are not among the graph's output keys; the final state returned
+    holds ``output_keys``, by default the graph's output keys, as invoke's does.
+    """
+    updates: list[dict[str, Any]] = []
+    state: dict[str, Any] = {}
+    for mode, chunk in graph.stream(
+        inputs, stream_mode=["updates", "values"], output_keys=STATE_KEYS, **config
+    ):
+        if mode == "updates":
+            updates.append(chunk)
+        else:
+            state = chunk
+    kept = graph.output_channels if output_keys is None else output_keys
+    kept = [kept] if isinstance(kept, str) else kept
+    return {key: value for key, value in state.items() if key in kept}, draft_trail(updates)
