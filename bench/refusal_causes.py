@@ -30,7 +30,7 @@ from bench_questions import run_dataset_pairs
 
 from citeguard.evaluation.dataset import Question, load_questions
 from citeguard.evaluation.metrics import span_hit, span_texts
-from citeguard.evaluation.refusal_causes import refusal_cause
+from citeguard.evaluation.refusal_causes import answerable_refusal_causes, refusal_cause
 
 OUT = Path("bench/results/refusal_causes.json")
 
@@ -65,25 +65,26 @@ def run_causes(run: Path, dataset: Path) -> dict[str, Any]:
     records = [json.loads(line) for line in lines if line.strip()]
     if records and "drafts" not in records[0]:
         raise SystemExit(f"{run}: no draft trails; run it again with this version's citeguard eval")
-    causes: Counter[str] = Counter()
     refused: list[dict[str, Any]] = []
     relevance: list[dict[str, Any]] = []
     for record in records:
         question = questions[str(record["id"])]
         relevance.extend(model_answer_relevance(record, question))
         if question.answerable and record.get("status") == "refused":
-            cause = refusal_cause(record)
-            causes[cause] += 1
             gold_in_view = bool((record.get("scores") or {}).get("context_recall"))
             refused.append(
-                {"question": record["question"], "cause": cause, "gold_in_sources": gold_in_view}
+                {
+                    "question": record["question"],
+                    "cause": refusal_cause(record),
+                    "gold_in_sources": gold_in_view,
+                }
             )
     return {
         "run": str(run),
         "dataset": str(dataset),
         "questions": len(records),
         "answerable_refused": len(refused),
-        "causes": dict(causes.most_common()),
+        "causes": answerable_refusal_causes(records),
         "model_answers_at_relevance_check": {
             "right": sorted(r["relevance"] for r in relevance if r["cites_gold"]),
             "wrong_passage": sorted(

@@ -49,8 +49,9 @@ from citeguard.evaluation.run_index import (
 )
 from citeguard.evaluation.unvalidated import ACCEPT_FIRST_WHEN_OFF
 from citeguard.graph.context import Context
-from citeguard.graph.draft_trail import STATE_KEYS, invoke_with_trail
+from citeguard.graph.draft_trail import invoke_with_trail
 from citeguard.graph.resources import Resources, default_resources
+from citeguard.graph.state import STATE_KEYS
 from citeguard.index.embedder import Embedder
 from citeguard.llm.local_llama import model_runtime
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from citeguard.graph.state import State
+from citeguard.graph.state import STATE_KEYS
 
 DRAFTING_NODES = ("generate", "regenerate", "answer_from_passage")
 """Nodes that write a candidate for the validator."""
@@ -60,10 +60,6 @@ def draft_trail(updates: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 if verdict:
                     trail.append(draft_verdict(drafted_by, verdict))
     return trail
-
-
-STATE_KEYS = sorted(State.__required_keys__ | State.__optional_keys__)
-"""Every key of the graph's state."""
 
 
 def invoke_with_trail(

@@ -114,3 +114,8 @@ class State(InputState, OutputState, total=False):  # type: ignore[misc]
     """The run's regeneration budget, copied from the context so routers stay pure."""
     timings: dict[str, float]
     """Seconds spent per stage (retrieval, generation, validation)."""
+
+
+STATE_KEYS = sorted(State.__required_keys__ | State.__optional_keys__)
+"""Every key of the graph's state, for a run that wants more than the output schema (the
+evaluation harness: retrieved chunks, evidence, timings)."""

@@ -75,6 +75,7 @@ def reading_windows(passage: str, max_words: int) -> list[str]:
 
 
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_HTML_COMMENT_AND_SPACE = re.compile(_HTML_COMMENT.pattern + r"\s*", re.DOTALL)
 
 
 def blank_html_comments(text: str) -> str:
@@ -88,4 +89,4 @@ def blank_html_comments(text: str) -> str:
 def without_html_comments(text: str) -> str:
     """``text`` without its HTML comments and the whitespace after each: a quote as a
     reader should see it, the document's words only."""
-    return re.sub(r"<!--.*?-->\s*", "", text, flags=re.DOTALL)
+    return _HTML_COMMENT_AND_SPACE.sub("", text)
