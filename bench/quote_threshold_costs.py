@@ -1,0 +1,119 @@
+"""What a lower relevance threshold on passage answers would gain and cost, set by set.
+
+    python bench/quote_threshold_costs.py RUN DATASET [RUN DATASET ...] [--out FILE]
+
+Reads the draft trails of runs made by ``citeguard eval`` (``graph/draft_trail.py``); no
+model is called. A refused question whose passage answer passed every sentence check and
+failed only the relevance check would be answered with that quote at any threshold at or
+under its relevance. For each threshold, per set: the answerable questions that would be
+answered citing gold (``right``) or citing no gold (``wrong_passage``, still wrong), and the
+unanswerable questions that would be answered (``false_answers``), each also as a share of
+the set's answerable or unanswerable questions.
+
+The shares are what a threshold decides: the recall gained per answerable question against
+the false answers added per unanswerable one. A count of quotes in a band of relevance
+mixes those with the set's share of unanswerable questions (cuad-train asks every category
+of every contract, so most of its questions have no answer; a set written by hand asks
+mostly what the document answers); the shares do not. Writes
+bench/results/quote_threshold_costs.json.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench_output import write_result
+from bench_questions import run_dataset_pairs
+
+from citeguard.evaluation.dataset import Question, load_questions
+from citeguard.evaluation.metrics import span_hit, span_texts
+from citeguard.evaluation.refusal_causes import draft_label
+
+OUT = Path("bench/results/quote_threshold_costs.json")
+THRESHOLDS = (0.5, 0.45, 0.4, 0.35, 0.3)
+
+
+def quote_refused_on_relevance(record: dict[str, Any], question: Question) -> dict[str, Any] | None:
+    """The refused question's last passage answer when only the relevance check failed it:
+    its relevance and what it cites (``right``, ``wrong_passage`` or ``unanswerable``)."""
+    if record.get("status") != "refused":
+        return None
+    quotes = [d for d in record.get("drafts") or [] if d["drafted_by"] == "answer_from_passage"]
+    if not quotes or draft_label(quotes[-1]) != "relevance" or quotes[-1]["reasons"]:
+        return None
+    quote = quotes[-1]
+    if not question.answerable:
+        label = "unanswerable"
+    else:
+        evidence = record.get("evidence") or []
+        cited = [str(evidence[n - 1]["text"]) for n in quote["cited"] if 0 < n <= len(evidence)]
+        label = "right" if span_hit(span_texts(question.gold_spans), cited) else "wrong_passage"
+    return {
+        "question": record["question"],
+        "relevance": round(float(quote["relevance"]), 3),
+        "label": label,
+    }
+
+
+def run_costs(run: Path, dataset: Path) -> dict[str, Any]:
+    """The quotes refused on relevance alone in one run, and each threshold's gains and costs."""
+    questions = {q.id: q for q in load_questions(dataset / "questions.jsonl", unique_ids=False)}
+    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    if records and "drafts" not in records[0]:
+        raise SystemExit(f"{run}: no draft trails; run it again with this version's citeguard eval")
+    answerable = sum(1 for r in records if questions[str(r["id"])].answerable)
+    unanswerable = len(records) - answerable
+    quotes = [
+        row
+        for record in records
+        if (row := quote_refused_on_relevance(record, questions[str(record["id"])])) is not None
+    ]
+    by_threshold = []
+    for threshold in THRESHOLDS:
+        over = [q for q in quotes if q["relevance"] >= threshold]
+        counts = {
+            label: sum(1 for q in over if q["label"] == label)
+            for label in ("right", "wrong_passage", "unanswerable")
+        }
+        by_threshold.append(
+            {
+                "threshold": threshold,
+                "right": counts["right"],
+                "wrong_passage": counts["wrong_passage"],
+                "false_answers": counts["unanswerable"],
+                "right_per_answerable": round(counts["right"] / answerable, 3)
+                if answerable
+                else None,
+                "false_answers_per_unanswerable": (
+                    round(counts["unanswerable"] / unanswerable, 3) if unanswerable else None
+                ),
+            }
+        )
+    return {
+        "run": str(run),
+        "dataset": str(dataset),
+        "answerable": answerable,
+        "unanswerable": unanswerable,
+        "thresholds": by_threshold,
+        "quotes": sorted(quotes, key=lambda q: -q["relevance"]),
+    }
+
+
+def main(argv: list[str]) -> int:
+    pairs, out = run_dataset_pairs(argv, __doc__.split("\n\n")[0], OUT)
+    write_result(
+        out,
+        {
+            "command": "python bench/quote_threshold_costs.py " + " ".join(argv),
+            "runs": [run_costs(run, dataset) for run, dataset in pairs],
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
