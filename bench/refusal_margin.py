@@ -17,7 +17,9 @@ judge), records every greedy choice the model makes (the chosen token's probabil
 lead over the next-best token, before any grammar), and reports, over the questions whose
 first draft is the refusal, how well the refusal's probability separates answerable
 questions from the rest (AUROC), also over those where a passage answer was then tried.
-Writes ``OUT/margins.json`` (one entry per question) and ``OUT/summary.json``.
+Writes ``OUT/margins.json`` (one entry per question) and ``OUT/summary.json``;
+``bench/unsure_refusal_fit.py OUT`` then measures what a lower relevance threshold on the
+passage answer after an unsure refusal would gain.
 """
 
 from __future__ import annotations
