@@ -149,3 +149,17 @@ def run_dataset_pairs(
     runs, datasets = args.pairs[::2], args.pairs[1::2]
     pairs = [(Path(run), Path(dataset)) for run, dataset in zip(runs, datasets, strict=True)]
     return pairs, args.out
+
+
+def trail_run(run: Path, dataset: Path) -> tuple[dict[str, Question], list[dict[str, Any]]]:
+    """A finished ``citeguard eval`` run's results lines and its dataset's questions by id,
+    for a bench that reads the runs' draft trails; exits when the run kept none (a run of an
+    earlier version)."""
+    from citeguard.evaluation.dataset import load_questions
+
+    questions = {q.id: q for q in load_questions(dataset / "questions.jsonl", unique_ids=False)}
+    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    if records and "drafts" not in records[0]:
+        raise SystemExit(f"{run}: no draft trails; run it again with this version's citeguard eval")
+    return questions, records

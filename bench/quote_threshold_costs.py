@@ -20,15 +20,14 @@ bench/results/quote_threshold_costs.json.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from bench_questions import run_dataset_pairs
+from bench_questions import run_dataset_pairs, trail_run
 
-from citeguard.evaluation.dataset import Question, load_questions
+from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.metrics import span_hit, span_texts
 from citeguard.evaluation.refusal_causes import draft_label
 
@@ -60,11 +59,7 @@ def quote_refused_on_relevance(record: dict[str, Any], question: Question) -> di
 
 def run_costs(run: Path, dataset: Path) -> dict[str, Any]:
     """The quotes refused on relevance alone in one run, and each threshold's gains and costs."""
-    questions = {q.id: q for q in load_questions(dataset / "questions.jsonl", unique_ids=False)}
-    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
-    records = [json.loads(line) for line in lines if line.strip()]
-    if records and "drafts" not in records[0]:
-        raise SystemExit(f"{run}: no draft trails; run it again with this version's citeguard eval")
+    questions, records = trail_run(run, dataset)
     answerable = sum(1 for r in records if questions[str(r["id"])].answerable)
     unanswerable = len(records) - answerable
     quotes = [

@@ -19,16 +19,15 @@ Writes bench/results/refusal_causes.json.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from bench_questions import run_dataset_pairs
+from bench_questions import run_dataset_pairs, trail_run
 
-from citeguard.evaluation.dataset import Question, load_questions
+from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.metrics import span_hit, span_texts
 from citeguard.evaluation.refusal_causes import answerable_refusal_causes, refusal_cause
 
@@ -60,11 +59,7 @@ def model_answer_relevance(record: dict[str, Any], question: Question) -> list[d
 
 def run_causes(run: Path, dataset: Path) -> dict[str, Any]:
     """Refusal causes and model answers' relevance readings of one run."""
-    questions = {q.id: q for q in load_questions(dataset / "questions.jsonl", unique_ids=False)}
-    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
-    records = [json.loads(line) for line in lines if line.strip()]
-    if records and "drafts" not in records[0]:
-        raise SystemExit(f"{run}: no draft trails; run it again with this version's citeguard eval")
+    questions, records = trail_run(run, dataset)
     refused: list[dict[str, Any]] = []
     relevance: list[dict[str, Any]] = []
     for record in records:
