@@ -163,3 +163,38 @@ def trail_run(run: Path, dataset: Path) -> tuple[dict[str, Question], list[dict[
     if records and "drafts" not in records[0]:
         raise SystemExit(f"{run}: no draft trails; run it again with this version's citeguard eval")
     return questions, records
+
+
+def quote_label(record: dict[str, Any], question: Question, draft: dict[str, Any]) -> str:
+    """What a draft of ``record`` cites: ``unanswerable`` (the document does not answer the
+    question), ``right`` (a cited source holds a gold span) or ``wrong_passage``."""
+    from citeguard.evaluation.metrics import span_hit, span_texts
+
+    if not question.answerable:
+        return "unanswerable"
+    evidence = record.get("evidence") or []
+    cited = [str(evidence[n - 1]["text"]) for n in draft["cited"] if 0 < n <= len(evidence)]
+    return "right" if span_hit(span_texts(question.gold_spans), cited) else "wrong_passage"
+
+
+def failed_only_relevance(draft: dict[str, Any]) -> bool:
+    """Whether every sentence of the draft passed and only the relevance check failed it."""
+    from citeguard.graph.draft_trail import draft_label
+
+    return draft_label(draft) == "relevance" and not draft["reasons"]
+
+
+def write_runs(argv: list[str], description: str, out: Path, script: str, per_run: Any) -> int:
+    """The ``main`` of a bench that reads finished runs: ``per_run(RUN, DATASET)`` for each
+    pair of ``RUN DATASET [RUN DATASET ...] [--out FILE]``, written to the ``--out`` file."""
+    from bench_output import write_result
+
+    pairs, out = run_dataset_pairs(argv, description, out)
+    write_result(
+        out,
+        {
+            "command": f"python bench/{script} " + " ".join(argv),
+            "runs": [per_run(run, dataset) for run, dataset in pairs],
+        },
+    )
+    return 0

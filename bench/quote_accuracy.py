@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench_output import write_result
-from bench_questions import run_dataset_pairs
+from bench_questions import write_runs
 
 from citeguard.evaluation.dataset import load_questions
 from citeguard.evaluation.metrics import rescore
@@ -67,15 +66,7 @@ def run_accuracy(run: Path, dataset: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    pairs, out = run_dataset_pairs(argv, __doc__.split("\n\n")[0], OUT)
-    write_result(
-        out,
-        {
-            "command": "python bench/quote_accuracy.py " + " ".join(argv),
-            "runs": [run_accuracy(run, dataset) for run, dataset in pairs],
-        },
-    )
-    return 0
+    return write_runs(argv, __doc__.split("\n\n")[0], OUT, "quote_accuracy.py", run_accuracy)
 
 
 if __name__ == "__main__":

@@ -24,12 +24,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench_output import write_result
-from bench_questions import run_dataset_pairs, trail_run
+from bench_questions import failed_only_relevance, quote_label, trail_run, write_runs
 
 from citeguard.evaluation.dataset import Question
-from citeguard.evaluation.metrics import span_hit, span_texts
-from citeguard.evaluation.refusal_causes import draft_label
 
 OUT = Path("bench/results/quote_threshold_costs.json")
 THRESHOLDS = (0.5, 0.45, 0.4, 0.35, 0.3)
@@ -41,19 +38,12 @@ def quote_refused_on_relevance(record: dict[str, Any], question: Question) -> di
     if record.get("status") != "refused":
         return None
     quotes = [d for d in record.get("drafts") or [] if d["drafted_by"] == "answer_from_passage"]
-    if not quotes or draft_label(quotes[-1]) != "relevance" or quotes[-1]["reasons"]:
+    if not quotes or not failed_only_relevance(quotes[-1]):
         return None
-    quote = quotes[-1]
-    if not question.answerable:
-        label = "unanswerable"
-    else:
-        evidence = record.get("evidence") or []
-        cited = [str(evidence[n - 1]["text"]) for n in quote["cited"] if 0 < n <= len(evidence)]
-        label = "right" if span_hit(span_texts(question.gold_spans), cited) else "wrong_passage"
     return {
         "question": record["question"],
-        "relevance": round(float(quote["relevance"]), 3),
-        "label": label,
+        "relevance": round(float(quotes[-1]["relevance"]), 3),
+        "label": quote_label(record, question, quotes[-1]),
     }
 
 
@@ -99,15 +89,7 @@ def run_costs(run: Path, dataset: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    pairs, out = run_dataset_pairs(argv, __doc__.split("\n\n")[0], OUT)
-    write_result(
-        out,
-        {
-            "command": "python bench/quote_threshold_costs.py " + " ".join(argv),
-            "runs": [run_costs(run, dataset) for run, dataset in pairs],
-        },
-    )
-    return 0
+    return write_runs(argv, __doc__.split("\n\n")[0], OUT, "quote_threshold_costs.py", run_costs)
 
 
 if __name__ == "__main__":

@@ -25,10 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from bench_questions import run_dataset_pairs, trail_run
+from bench_questions import quote_label, run_dataset_pairs, trail_run
 
 from citeguard.evaluation.dataset import Question
-from citeguard.evaluation.metrics import span_hit, span_texts
 from citeguard.evaluation.refusal_causes import answerable_refusal_causes, refusal_cause
 
 OUT = Path("bench/results/refusal_causes.json")
@@ -36,15 +35,11 @@ OUT = Path("bench/results/refusal_causes.json")
 
 def model_answer_relevance(record: dict[str, Any], question: Question) -> list[dict[str, Any]]:
     """The model drafts of one question that reached the relevance check."""
-    evidence = record.get("evidence") or []
     rows = []
     for draft in record.get("drafts") or []:
         if draft["drafted_by"] == "answer_from_passage" or draft["relevance"] is None:
             continue
-        cited = [evidence[n - 1] for n in draft["cited"] if 0 < n <= len(evidence)]
-        holds_gold = question.answerable and span_hit(
-            span_texts(question.gold_spans), [str(c["text"]) for c in cited]
-        )
+        holds_gold = quote_label(record, question, draft) == "right"
         rows.append(
             {
                 "question": record["question"],

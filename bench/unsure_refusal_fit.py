@@ -29,13 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-
-from citeguard.evaluation.dataset import load_questions
-from citeguard.evaluation.metrics import span_hit, span_texts
-from citeguard.evaluation.refusal_causes import RELEVANCE_FAILED
+from bench_questions import failed_only_relevance, quote_label, trail_run
+from refusal_margin import refusal_probability
 
 OPENING_TOKENS = 4
-"""The refusal's first tokens whose probability the rule reads (``REFUSAL_OPENING_TOKENS``)."""
+"""The refusal's first tokens whose probability the rule reads (``refusal_margin.py``'s
+``--opening-tokens`` default)."""
 RELEVANCE_GRID = [round(0.30 + 0.01 * i, 2) for i in range(20)]
 """Thresholds tried, under the run's 0.5."""
 
@@ -44,15 +43,11 @@ def refused_then_quoted(folder: Path) -> tuple[list[dict[str, Any]], dict[str, A
     """The questions whose first draft was the model's refusal and whose passage answer
     then passed or failed the relevance check alone (with the refusal's probability, the
     quote's relevance and whether it cites gold), and the sample's counts."""
-    questions = {
-        q.id: q for q in load_questions(folder / "dataset" / "questions.jsonl", unique_ids=False)
-    }
+    questions, records = trail_run(folder / "run", folder / "dataset")
     margins = {
         str(row["id"]): row
         for row in json.loads((folder / "margins.json").read_text(encoding="utf-8"))["rows"]
     }
-    lines = (folder / "run" / "results.jsonl").read_text(encoding="utf-8").splitlines()
-    records = [json.loads(line) for line in lines if line.strip()]
     rows = []
     for record in records:
         question = questions[str(record["id"])]
@@ -64,28 +59,17 @@ def refused_then_quoted(folder: Path) -> tuple[list[dict[str, Any]], dict[str, A
         if not quotes or quotes[-1]["relevance"] is None:
             continue
         quote = quotes[-1]
-        if not quote["passed"] and (quote["reasons"] or RELEVANCE_FAILED not in quote["triggers"]):
+        if not (quote["passed"] or failed_only_relevance(quote)):
             continue
-        evidence = record.get("evidence") or []
-        cited = [str(evidence[n - 1]["text"]) for n in quote["cited"] if 0 < n <= len(evidence)]
-        if not question.answerable:
-            label = "unanswerable"
-        elif span_hit(span_texts(question.gold_spans), cited):
-            label = "right"
-        else:
-            label = "wrong_passage"
-        probability = math.exp(
-            sum(math.log(max(float(s["p"]), 1e-12)) for s in decode[:OPENING_TOKENS])
-        )
         rows.append(
             {
                 "id": record["id"],
                 "document": (record.get("docs") or [""])[0],
                 "question": record["question"],
-                "refusal_probability": round(probability, 4),
+                "refusal_probability": round(refusal_probability(decode, OPENING_TOKENS), 4),
                 "relevance": round(float(quote["relevance"]), 4),
                 "passed": bool(quote["passed"]),
-                "label": label,
+                "label": quote_label(record, question, quote),
             }
         )
     counts = {

@@ -3,12 +3,8 @@ refusal causes counted from it."""
 
 from __future__ import annotations
 
-from citeguard.evaluation.refusal_causes import (
-    answerable_refusal_causes,
-    draft_label,
-    refusal_cause,
-)
-from citeguard.graph.draft_trail import draft_trail, draft_verdict
+from citeguard.evaluation.refusal_causes import answerable_refusal_causes, refusal_cause
+from citeguard.graph.draft_trail import draft_label, draft_trail, draft_verdict
 
 
 def verdict(**kw: object) -> dict[str, object]:

@@ -6,7 +6,7 @@ the scorer's quote failed too (or none was tried); or sufficiency refused before
 call. ``citeguard eval`` counts its answerable refusals by these causes
 (``answerable_refusal_causes`` in ``summary.json`` and the report); ``bench/refusal_causes.py``
 reads stored runs; ``citeguard ask --show-validation`` labels each draft with
-:func:`draft_label`.
+:func:`~citeguard.graph.draft_trail.draft_label`.
 """
 
 from __future__ import annotations
@@ -14,24 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-RELEVANCE_FAILED = "sources_do_not_answer_question"
-"""The trigger of a draft whose sentences all passed but whose sources do not answer."""
-
-
-def draft_label(draft: dict[str, Any]) -> str:
-    """What decided one draft: ``passed``, ``refused`` (the model's refusal), ``relevance``
-    (the relevance check), ``support judge``, or ``rule: REASON`` (the first failing check)."""
-    if draft["is_refusal"]:
-        return "refused"
-    if draft["passed"]:
-        return "passed"
-    if RELEVANCE_FAILED in draft["triggers"]:
-        return "relevance"
-    if "judge_unsupported" in draft["reasons"]:
-        return "support judge"
-    if draft["reasons"]:
-        return "rule: " + draft["reasons"][0]
-    return "trigger: " + ",".join(draft["triggers"])
+from citeguard.graph.draft_trail import draft_label
 
 
 def refusal_cause(record: dict[str, Any]) -> str:

@@ -7,8 +7,8 @@ invoke does, streaming its node updates beside, and keeps for each draft who wro
 what the validator said, without its words (verdicts in state are redacted). The
 evaluation harness stores the trail in each results line
 (``evaluation/refusal_causes.py`` counts refusals by cause from it), ``citeguard ask
---show-validation`` prints it, and ``citeguard.api.answer(..., with_drafts=True)``
-returns it.
+--show-validation`` prints it (each draft by :func:`draft_label`), and
+``citeguard.api.answer(..., with_drafts=True)`` returns it.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from citeguard.graph.state import STATE_KEYS
+from citeguard.validate.validator import SOURCES_DO_NOT_ANSWER
 
 DRAFTING_NODES = ("generate", "regenerate", "answer_from_passage")
 """Nodes that write a candidate for the validator."""
@@ -43,6 +44,22 @@ def draft_verdict(drafted_by: str, verdict: dict[str, Any]) -> dict[str, Any]:
         "relevance": verdict.get("relevance_score"),
         "cited": cited,
     }
+
+
+def draft_label(draft: dict[str, Any]) -> str:
+    """What decided one draft: ``passed``, ``refused`` (the model's refusal), ``relevance``
+    (the relevance check), ``support judge``, or ``rule: REASON`` (the first failing check)."""
+    if draft["is_refusal"]:
+        return "refused"
+    if draft["passed"]:
+        return "passed"
+    if SOURCES_DO_NOT_ANSWER in draft["triggers"]:
+        return "relevance"
+    if "judge_unsupported" in draft["reasons"]:
+        return "support judge"
+    if draft["reasons"]:
+        return "rule: " + draft["reasons"][0]
+    return "trigger: " + ",".join(draft["triggers"])
 
 
 def draft_trail(updates: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any, get_args
 
 from citeguard.errors import CiteGuardError, InvalidQuestionError, InvalidSettingError
-from citeguard.evaluation.refusal_causes import draft_label
 from citeguard.graph.context import (
     Context,
     ContextOption,
@@ -20,6 +19,7 @@ from citeguard.graph.context import (
     add_context_options,
     context_overrides,
 )
+from citeguard.graph.draft_trail import draft_label
 from citeguard.index.fusion import FusionMethod
 from citeguard.text.questions import checked_question
 from citeguard.validate.settings import ValidationLevel

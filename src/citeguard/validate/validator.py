@@ -98,6 +98,10 @@ from citeguard.validate.refusal_challenge import (
 from citeguard.validate.settings import EPSILON, ValidationSettings
 from citeguard.validate.verdicts import ValidationResult
 
+SOURCES_DO_NOT_ANSWER = "sources_do_not_answer_question"
+"""The trigger of a candidate whose sentences all passed but whose cited sources do not
+answer the question (the relevance check)."""
+
 logger = logging.getLogger(__name__)
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -225,7 +229,7 @@ def validate_answer(
                 relevance, question, [sources[n - 1] for n in cited], settings.relevance_threshold
             )
         if relevance_score + EPSILON < settings.relevance_threshold:
-            triggers.append("sources_do_not_answer_question")
+            triggers.append(SOURCES_DO_NOT_ANSWER)
             markers = ", ".join(f"[{n}]" for n in cited)
             feedback.append(
                 f"The cited source(s) {markers} do not answer the question asked "
