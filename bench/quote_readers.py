@@ -1,7 +1,7 @@
 """What each reader of the relevance check gives a passage answer's quote, on any dataset.
 
     python bench/quote_readers.py DATASET --index DIR [--validation-split] [--model DIR]
-        [--wording TEXT]
+        [--wording TEXT] [--reader DIR ...]
 
 The relevance check of a passage answer is the mean of two readers' P(the quote answers the
 question): the local model's (the judge) and the evidence scorer's
@@ -12,8 +12,12 @@ check reads, and reports, for the judge, the scorer and their mean: the AUROC of
 (an answerable question's quote holding gold) against all others, and at each threshold how
 many right quotes, other quotes, and quotes of unanswerable questions reach it. Loads the
 local model (one judge call a quote). Writes bench/results/quote_readers.json with every
-quote's scores. ``--wording`` asks the judge another relevance question than the shipped
-one (``llm.judge.RELEVANCE_QUESTION``), to compare wordings on the same quotes.
+quote's scores and the text the readers read (``read``). ``--wording`` asks the judge another
+relevance question than the shipped one (``llm.judge.RELEVANCE_QUESTION``), to compare
+wordings on the same quotes. Each
+``--reader`` is another scorer folder that reads the same quotes (drafted by the bench's
+scorer) in the scorer's place, reported alone and in the mean with the judge: a candidate
+second reader compared on the same quotes and the same judge calls.
 """
 
 from __future__ import annotations
@@ -25,7 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from bench_output import write_result
-from bench_questions import bench_questions, question_bench_parser, scorer_and_index, source_texts
+from bench_questions import (
+    bench_questions,
+    load_scorer,
+    question_bench_parser,
+    scorer_and_index,
+    source_texts,
+)
 from quote_choice import holds_gold
 
 from citeguard.evaluation.pair_metrics import auroc
@@ -56,13 +66,31 @@ def reader_summary(rows: list[dict[str, Any]], read: Callable[[dict[str, Any]], 
     }
 
 
+def reading_of(key: str) -> Callable[[dict[str, Any]], float]:
+    """A quote row's reading by the reader stored under ``key``."""
+    return lambda row: float(row[key])
+
+
+def mean_with_judge(key: str) -> Callable[[dict[str, Any]], float]:
+    """The mean of the judge's reading and the one stored under ``key``, as the check reads."""
+    return lambda row: (float(row["judge"]) + float(row[key])) / 2
+
+
 def main(argv: list[str]) -> int:
     parser = question_bench_parser(__doc__, OUT)
     parser.add_argument(
         "--wording", default=RELEVANCE_QUESTION, help="the judge's relevance question"
     )
+    parser.add_argument(
+        "--reader",
+        type=Path,
+        action="append",
+        default=[],
+        help="another scorer folder that reads the same quotes (repeatable)",
+    )
     args = parser.parse_args(argv)
     scorer, searcher, indexed = scorer_and_index(args)
+    readers_of_quotes = {str(folder): load_scorer(folder) for folder in args.reader}
     judge = local_judge()
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
@@ -80,8 +108,13 @@ def main(argv: list[str]) -> int:
                 "answerable": q.answerable,
                 "right": q.answerable and holds_gold(q, drafted[1].text),
                 "quote": quote,
+                "read": read,
                 "judge": float(judge.answers_question_probability(q.question, read, args.wording)),
                 "scorer": best_passage_score(scorer, q.question, read),
+                **{
+                    folder: best_passage_score(reader, q.question, read)
+                    for folder, reader in readers_of_quotes.items()
+                },
             }
         )
     readers: dict[str, Callable[[dict[str, Any]], float]] = {
@@ -90,6 +123,9 @@ def main(argv: list[str]) -> int:
         # The check's own mean (learned.evidence.averaged_relevance), of the two readings above.
         "mean": lambda r: (r["judge"] + r["scorer"]) / 2,
     }
+    for folder in readers_of_quotes:
+        readers[folder] = reading_of(folder)
+        readers[f"mean with {folder}"] = mean_with_judge(folder)
     write_result(
         args.out,
         {
