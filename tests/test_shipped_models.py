@@ -67,6 +67,11 @@ def test_the_scorer_embeds_a_passage_once_for_every_question_asked_of_it(
     other = "Who delivers the sales reports?"
     second = scorer.scores([(other, ANSWERS), (other, DOES_NOT)])
     assert encoded == [GOVERNING, ANSWERS, DOES_NOT, other]
+    assert scorer.texts_embedded == 4
+    # Forgotten, as in a new process: the passages are embedded again.
+    scorer.forget_embedded_texts()
+    scorer.scores([(other, ANSWERS)])
+    assert encoded[4:] == [other, ANSWERS] and scorer.texts_embedded == 6
     # The same scores as embedding everything afresh.
     fresh = BiEncoderScorer(shipped.shipped_folder("scorer"))
     assert fresh.scores([(other, ANSWERS), (other, DOES_NOT)]) == pytest.approx(second, abs=1e-6)

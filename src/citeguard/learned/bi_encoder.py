@@ -168,6 +168,8 @@ class BiEncoderScorer(DescribedThresholds):
         self._torch = torch
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.texts_embedded = 0
+        """How many texts this scorer has embedded (not read from its cache) so far."""
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """P(the second text answers the first) for each pair; each distinct text is
@@ -182,6 +184,11 @@ class BiEncoderScorer(DescribedThresholds):
         second = vectors[[row[b] for _, b in pairs]]
         cosine = (first * second).sum(axis=1).astype(np.float64)
         return 1.0 / (1.0 + np.exp(-(self.scale * cosine + self.bias)))
+
+    def forget_embedded_texts(self) -> None:
+        """Empty the cache of embedded texts, as a new process starts (for benchmarks)."""
+        with self._lock:
+            self._cache.clear()
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         """The unit embeddings of distinct ``texts``, one row each.
@@ -204,6 +211,7 @@ class BiEncoderScorer(DescribedThresholds):
                     )
                 for text, vector in zip(missing, fresh, strict=True):
                     self._cache[text] = vector
+                self.texts_embedded += len(missing)
             for text in texts:
                 self._cache.move_to_end(text)
             rows = np.stack([self._cache[text] for text in texts])
