@@ -308,6 +308,72 @@ def test_ask_refuses_a_bad_question_with_one_line_and_status_2(
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
+def test_ask_answers_several_questions_in_one_process_in_order(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked: list[str] = []
+
+    def fake_answer(question: str, **settings: Any) -> dict[str, Any]:
+        asked.append(question)
+        return {"answer": f"answer to {question}", "status": "answered", "citations": []}
+
+    monkeypatch.setattr("citeguard.api.answer", fake_answer)
+    code, out, _ = run_cli(capsys, "ask", "When is rent due?", "Is there a late fee?")
+    assert code == 0 and asked == ["When is rent due?", "Is there a late fee?"]
+    first, second = out.split("\n\nQ: ")
+    assert first.startswith("Q: When is rent due?\nanswer to When is rent due?")
+    assert second.startswith("Is there a late fee?\nanswer to Is there a late fee?")
+
+    # --json: one object a line, each parsed on its own.
+    asked.clear()
+    code, out, _ = run_cli(capsys, "ask", "When is rent due?", "Is there a late fee?", "--json")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2
+    assert [json.loads(line)["answer"] for line in lines] == [
+        "answer to When is rent due?",
+        "answer to Is there a late fee?",
+    ]
+    # One question keeps the one indented object it always printed.
+    code, out, _ = run_cli(capsys, "ask", "When is rent due?", "--json")
+    assert json.loads(out)["answer"] == "answer to When is rent due?" and out.count("\n") > 1
+
+
+def test_ask_reads_questions_from_standard_input_for_a_dash(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    asked: list[str] = []
+
+    def fake_answer(question: str, **settings: Any) -> dict[str, Any]:
+        asked.append(question)
+        return {"answer": "x", "status": "answered", "citations": []}
+
+    monkeypatch.setattr("citeguard.api.answer", fake_answer)
+    monkeypatch.setattr(
+        "sys.stdin", io.StringIO("When is rent due?\n\n  \nIs there a late fee?\r\n")
+    )
+    code, _, _ = run_cli(capsys, "ask", "Who is the landlord?", "-")
+    assert code == 0
+    assert asked == ["Who is the landlord?", "When is rent due?", "Is there a late fee?"]
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    code, out, err = run_cli(capsys, "ask", "-")
+    assert code == cli.EXIT_USAGE and out == "" and "no question" in err
+
+
+def test_a_bad_question_among_several_stops_ask_before_any_is_answered(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def must_not_run(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        raise AssertionError("the graph ran")
+
+    monkeypatch.setattr("citeguard.api.answer", must_not_run)
+    code, out, err = run_cli(capsys, "ask", "When is rent due?", "a\x1bb")
+    assert code == cli.EXIT_USAGE and out == ""
+    assert err.count("\n") == 1 and "question 2:" in err and "U+001B" in err
+
+
 def test_ingest_limits_are_options(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_embedder: Any
 ) -> None:
