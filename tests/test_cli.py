@@ -308,9 +308,8 @@ def test_ask_refuses_a_bad_question_with_one_line_and_status_2(
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
-def test_ask_answers_several_questions_in_one_process_in_order(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def record_questions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The questions the graph is asked, in order, each answered "answer to QUESTION"."""
     asked: list[str] = []
 
     def fake_answer(question: str, **settings: Any) -> dict[str, Any]:
@@ -318,6 +317,13 @@ def test_ask_answers_several_questions_in_one_process_in_order(
         return {"answer": f"answer to {question}", "status": "answered", "citations": []}
 
     monkeypatch.setattr("citeguard.api.answer", fake_answer)
+    return asked
+
+
+def test_ask_answers_several_questions_in_one_process_in_order(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked = record_questions(monkeypatch)
     code, out, _ = run_cli(capsys, "ask", "When is rent due?", "Is there a late fee?")
     assert code == 0 and asked == ["When is rent due?", "Is there a late fee?"]
     first, second = out.split("\n\nQ: ")
@@ -343,13 +349,7 @@ def test_ask_reads_questions_from_standard_input_for_a_dash(
 ) -> None:
     import io
 
-    asked: list[str] = []
-
-    def fake_answer(question: str, **settings: Any) -> dict[str, Any]:
-        asked.append(question)
-        return {"answer": "x", "status": "answered", "citations": []}
-
-    monkeypatch.setattr("citeguard.api.answer", fake_answer)
+    asked = record_questions(monkeypatch)
     monkeypatch.setattr(
         "sys.stdin", io.StringIO("When is rent due?\n\n  \nIs there a late fee?\r\n")
     )
