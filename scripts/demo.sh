@@ -9,8 +9,7 @@ corpus="src/citeguard/sample_corpus/docs"
 index=".citeguard-sample"
 "$venv/bin/citeguard" ingest "$corpus" --index "$index"
 echo
-echo "Q: When is the rent due, and what is the late fee?"
-"$venv/bin/citeguard" ask "When is the rent due, and what is the late fee?" --index "$index"
-echo
-echo "Q: Does the lease include a parking space?"
-"$venv/bin/citeguard" ask "Does the lease include a parking space?" --index "$index"
+# Both questions in one process: the models load once.
+"$venv/bin/citeguard" ask --index "$index" \
+  "When is the rent due, and what is the late fee?" \
+  "Does the lease include a parking space?"
