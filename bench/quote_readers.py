@@ -14,10 +14,9 @@ many right quotes, other quotes, and quotes of unanswerable questions reach it. 
 local model (one judge call a quote). Writes bench/results/quote_readers.json with every
 quote's scores and the text the readers read (``read``). ``--wording`` asks the judge another
 relevance question than the shipped one (``llm.judge.RELEVANCE_QUESTION``), to compare
-wordings on the same quotes. Each
-``--reader`` is another scorer folder that reads the same quotes (drafted by the bench's
-scorer) in the scorer's place, reported alone and in the mean with the judge: a candidate
-second reader compared on the same quotes and the same judge calls.
+wordings on the same quotes. Each ``--reader`` is another scorer folder that reads the same
+quotes (drafted by the bench's scorer) in the scorer's place, reported alone and in the mean
+with the judge: a candidate second reader compared on the same quotes and the same judge calls.
 """
 
 from __future__ import annotations
@@ -118,10 +117,10 @@ def main(argv: list[str]) -> int:
             }
         )
     readers: dict[str, Callable[[dict[str, Any]], float]] = {
-        "judge": lambda r: r["judge"],
-        "scorer": lambda r: r["scorer"],
+        "judge": reading_of("judge"),
+        "scorer": reading_of("scorer"),
         # The check's own mean (learned.evidence.averaged_relevance), of the two readings above.
-        "mean": lambda r: (r["judge"] + r["scorer"]) / 2,
+        "mean": mean_with_judge("scorer"),
     }
     for folder in readers_of_quotes:
         readers[folder] = reading_of(folder)
