@@ -212,26 +212,16 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, name: str = DEFAULT_EMBEDDING_MODEL, long_text: str = "mean") -> None:
         _offline()
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
-
-        # Long inputs are windowed below; the tokenizer's length warning would only mislead.
-        transformers_logging.set_verbosity_error()
+        from citeguard.index.bert_encoder import load_sentence_encoder
 
         if long_text not in ("mean", "truncate"):
             raise ValueError("long_text must be 'mean' or 'truncate'")
         path = resolve_embedding_model_path(name)
         self.name = name
         self.long_text = long_text
-        # Loading takes well under a second; its "Loading weights" bar would only clutter
-        # the CLI's answers. Scoped, so an embedding application keeps its own setting.
-        bars_were_on = transformers_logging.is_progress_bar_enabled()
-        transformers_logging.disable_progress_bar()
-        try:
-            self._model = SentenceTransformer(str(path), device="cpu")
-        finally:
-            if bars_were_on:
-                transformers_logging.enable_progress_bar()
+        # The bundled MiniLM runs without sentence-transformers (bert_encoder.py: the same
+        # vectors, ~6 s less start-up); other models through it.
+        self._model = load_sentence_encoder(path)
         self._tokenizer: Any = self._model.tokenizer
         # Read the model's window before touching the tokenizer: sentence-transformers may
         # derive max_seq_length from the tokenizer's model_max_length.
@@ -249,7 +239,8 @@ class SentenceTransformerEmbedder:
 
     @property
     def sentence_transformer(self) -> Any:
-        """The underlying SentenceTransformer (for LangChain adapters and benchmarks)."""
+        """The underlying sentence encoder: a ``SentenceTransformer`` or, for BERT models, a
+        :class:`~citeguard.index.bert_encoder.BertSentenceEncoder` (for benchmarks)."""
         return self._model
 
     def _read(self, work: Callable[[], _Result]) -> _Result:

@@ -45,8 +45,10 @@ some hundred documents' retrieved chunks."""
 
 
 def base_embedder(base_model: str, max_length: int, device: str = "cpu") -> Any:
-    """The bundled sentence embedder, quietly loaded on ``device`` (a torch device name),
-    reading at most ``max_length`` pieces."""
+    """The bundled sentence embedder as a ``SentenceTransformer``, quietly loaded on
+    ``device`` (a torch device name), reading at most ``max_length`` pieces: for training,
+    whose forward pass applies dropout. Scoring reads the same weights without
+    sentence-transformers (:class:`BiEncoderScorer`)."""
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as transformers_logging
 
@@ -62,7 +64,13 @@ def base_embedder(base_model: str, max_length: int, device: str = "cpu") -> Any:
 
 
 def transformer_of(model: Any) -> Any:
-    """The Hugging Face transformer inside a sentence-transformers model."""
+    """The BERT layers inside a sentence encoder, their parameters named as in
+    ``transformers``' models: a :class:`~citeguard.index.bert_encoder.BertSentenceEncoder`'s
+    ``bert``, a ``SentenceTransformer``'s auto model."""
+    from citeguard.index.bert_encoder import BertSentenceEncoder
+
+    if isinstance(model, BertSentenceEncoder):
+        return model.bert
     return model[0].auto_model
 
 
@@ -153,11 +161,16 @@ class BiEncoderScorer(DescribedThresholds):
     """
 
     def __init__(self, folder: Path, batch_size: int = 32, device: str = "cpu") -> None:
-        self.description = read_description(folder)
         import torch
 
+        from citeguard.index.bert_encoder import load_sentence_encoder
+
+        self.description = read_description(folder)
         self.max_length = int(self.description.get("max_length", 128))
-        self.model = base_embedder(str(self.description["base_model"]), self.max_length, device)
+        self.model = load_sentence_encoder(
+            resolve_embedding_model_path(str(self.description["base_model"])), device
+        )
+        self.model.max_seq_length = self.max_length
         load_trained_weights(
             transformer_of(self.model), folder, EMBEDDINGS_PREFIX, self.description
         )
