@@ -195,17 +195,77 @@ def test_the_shipped_scorer_scores_as_with_sentence_transformers() -> None:
 
 
 def test_a_questions_models_load_without_sentence_transformers_or_transformers() -> None:
-    """What the encoder is for: the embedder and the scorer ready in a fresh process with
-    neither library imported."""
+    """What the encoder is for: the embedder, the scorer and the verifier ready in a fresh
+    process with neither library imported."""
     program = (
         "import sys\n"
         "from citeguard.index.embedder import get_embedder\n"
         "from citeguard.learned.shipped import shipped_model\n"
         "get_embedder().embed_query('When is rent due?')\n"
-        "shipped_model('scorer').scores([('When is rent due?', 'Rent is due monthly.')])\n"
+        "pair = [('When is rent due?', 'Rent is due monthly.')]\n"
+        "shipped_model('scorer').scores(pair)\n"
+        "shipped_model('verifier').scores(pair)\n"
         "print(sorted(m for m in ('sentence_transformers', 'transformers') if m in sys.modules))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=300
     )
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+PAIRS = [
+    ("The rent is due on the first day of the month.", TEXTS[1]),
+    (TEXTS[5], "Licensee may assign this Agreement."),  # the first cut
+    ("Licensor may terminate on 30 days' notice.", TEXTS[5] + TEXTS[5]),  # the second cut
+    ("", "a"),
+    (TEXTS[4], TEXTS[7]),
+]
+
+
+def test_pairs_are_tokenized_as_the_fast_tokenizer_does(
+    minilm_folder: Path, sentence_transformer: object
+) -> None:
+    mine = BertSentenceEncoder(minilm_folder).tokenizer
+    reference = sentence_transformer.tokenizer  # type: ignore[attr-defined]
+    firsts, seconds = [a for a, _ in PAIRS], [b for _, b in PAIRS]
+    for length in (256, 40):
+        got = mine.pair_features(firsts, seconds, length)
+        want = reference(
+            firsts,
+            seconds,
+            truncation="longest_first",
+            max_length=length,
+            padding=True,
+            return_tensors="pt",
+        )
+        assert got["input_ids"].shape[1] <= length
+        for name in ("input_ids", "token_type_ids", "attention_mask"):
+            assert torch.equal(got[name], want[name]), name
+
+
+def test_the_shipped_verifier_scores_as_with_transformers() -> None:
+    from citeguard.learned.cross_encoder import (
+        EMBEDDINGS_PREFIX,
+        CrossEncoder,
+        base_classifier,
+    )
+    from citeguard.learned.saved_model import load_trained_weights
+    from citeguard.learned.shipped import shipped_folder
+
+    folder = shipped_folder("verifier")
+    verifier = CrossEncoder(folder)
+    assert verifier.tokenizer is None, "the verifier should run without transformers"
+    tokenizer, reference = base_classifier(str(verifier.description["base_model"]))
+    load_trained_weights(reference, folder, EMBEDDINGS_PREFIX, verifier.description)
+    firsts, seconds = [a for a, _ in PAIRS], [b for _, b in PAIRS]
+    with torch.inference_mode():
+        encoded = tokenizer(
+            firsts,
+            seconds,
+            truncation="longest_first",
+            max_length=verifier.max_length,
+            padding=True,
+            return_tensors="pt",
+        )
+        want = torch.sigmoid(reference(**encoded).logits.squeeze(-1)).tolist()
+    assert np.array_equal(verifier.scores(PAIRS), np.asarray(want, dtype=np.float64))

@@ -9,8 +9,9 @@ is a BERT encoder, mean pooling and (optionally) a normalisation needs neither: 
 by ``safetensors``, and the forward pass below is BERT's, operation for operation as
 ``transformers`` computes it with its default ``sdpa`` attention, so the vectors are
 bitwise those of ``SentenceTransformer.encode`` (``tests/test_bert_encoder.py`` compares
-them). Any other folder (MPNet, another pooling) is loaded by sentence-transformers as
-before (:func:`load_sentence_encoder`). Training keeps sentence-transformers' modules:
+them). The support verifier, a BERT pair classifier, runs the same way
+(:class:`BertPairClassifier`). Any other folder (MPNet, another pooling) is loaded by
+sentence-transformers as before (:func:`load_sentence_encoder`). Training keeps sentence-transformers' modules:
 they apply dropout, which inference does not.
 """
 
@@ -33,20 +34,31 @@ POSITION_IDS_BUFFER = "embeddings.position_ids"
 """A buffer some saved BERT weights hold and the forward pass below does not need."""
 
 
-def plain_bert_folder(folder: Path) -> bool:
-    """Whether ``folder`` is a sentence-transformers model this module runs: a BERT
-    encoder with ``tokenizer.json`` and ``model.safetensors``, then mean pooling, then at
-    most a normalisation."""
+def plain_bert_model(folder: Path) -> bool:
+    """Whether ``folder`` holds a BERT encoder this module runs: ``config.json`` of a BERT
+    encoder with absolute positions and gelu, ``tokenizer.json`` and ``model.safetensors``."""
     try:
         config = json.loads((folder / "config.json").read_text())
-        modules = json.loads((folder / "modules.json").read_text())
     except (OSError, ValueError):
         return False
-    if config.get("model_type") != "bert" or config.get("is_decoder"):
+    return (
+        config.get("model_type") == "bert"
+        and not config.get("is_decoder")
+        and config.get("position_embedding_type", "absolute") == "absolute"
+        and config.get("hidden_act", "gelu") == "gelu"
+        and (folder / "tokenizer.json").is_file()
+        and (folder / "model.safetensors").is_file()
+    )
+
+
+def plain_bert_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a sentence-transformers model this module runs: a BERT
+    encoder (:func:`plain_bert_model`), then mean pooling, then at most a normalisation."""
+    if not plain_bert_model(folder):
         return False
-    if config.get("position_embedding_type", "absolute") != "absolute":
-        return False
-    if not (folder / "tokenizer.json").is_file() or not (folder / "model.safetensors").is_file():
+    try:
+        modules = json.loads((folder / "modules.json").read_text())
+    except (OSError, ValueError):
         return False
     kinds = [str(module.get("type", "")).rsplit(".", 1)[-1] for module in modules]
     if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
@@ -106,7 +118,8 @@ class WordPieces:
             raise ValueError(f"{path} has no [CLS] or [SEP] token")
         self.cls_token_id: int = cls_id
         self.sep_token_id: int = sep_id
-        self.pad_token_id: int = self._tokenizer.token_to_id("[PAD]") or 0
+        self.pad_token = "[PAD]"
+        self.pad_token_id: int = self._tokenizer.token_to_id(self.pad_token) or 0
         self.model_max_length = 1_000_000
         """Unused: kept so code written for a Hugging Face tokenizer may set it."""
 
@@ -131,6 +144,28 @@ class WordPieces:
             result["offset_mapping"] = offsets[0] if single else offsets
         return result
 
+    def pair_features(
+        self, firsts: Sequence[str], seconds: Sequence[str], max_length: int
+    ) -> dict[str, Any]:
+        """The inputs for text pairs, ``[CLS]`` first ``[SEP]`` second ``[SEP]``, as a
+        Hugging Face fast tokenizer makes them with ``truncation="longest_first"`` and
+        ``padding=True``: the longer text loses pieces from its end, one at a time, until
+        the pair fits ``max_length``; the second text's pieces are of token type 1."""
+        from tokenizers import Tokenizer
+
+        pairs = Tokenizer.from_str(self._tokenizer.to_str())
+        pairs.enable_truncation(max_length, strategy="longest_first")
+        pairs.enable_padding(pad_id=self.pad_token_id, pad_token=self.pad_token)
+        encodings = pairs.encode_batch(list(zip(firsts, seconds, strict=True)))
+        return {
+            name: torch.tensor([getattr(encoding, field) for encoding in encodings])
+            for name, field in (
+                ("input_ids", "ids"),
+                ("token_type_ids", "type_ids"),
+                ("attention_mask", "attention_mask"),
+            )
+        }
+
     def features(self, texts: Sequence[str], max_length: int) -> dict[str, Any]:
         """The model's inputs for ``texts``: ``[CLS]`` pieces ``[SEP]``, each cut to
         ``max_length`` pieces as sentence-transformers cuts them (the pieces' end, not the
@@ -153,46 +188,117 @@ class WordPieces:
         }
 
 
-def _bert_module(config: dict[str, Any]) -> nn.Module:
-    """Empty BERT layers under the parameter names of ``transformers``' ``BertModel``
+class BertLayers(nn.Module):
+    """BERT's layers under the parameter names of ``transformers``' ``BertModel``
     (``embeddings.word_embeddings.weight``, ``encoder.layer.0.attention.self.query.weight``
-    ...), so saved weights, the shipped scorer's included, load by name."""
-    hidden = int(config["hidden_size"])
-    inner = int(config["intermediate_size"])
-    eps = float(config.get("layer_norm_eps", 1e-12))
+    ..., ``pooler.dense.weight``), so saved weights, the shipped models' included, load by
+    name; a call gives the last hidden states, computed as ``transformers`` computes them
+    with ``sdpa`` attention in evaluation mode.
 
-    def holder(**children: nn.Module) -> nn.Module:
-        module = nn.Module()
-        for name, child in children.items():
-            module.add_module(name, child)
-        return module
+    Raises:
+        ValueError, KeyError: ``config`` (a ``config.json``) is not a BERT encoder's.
+    """
 
-    def layer() -> nn.Module:
-        return holder(
-            attention=holder(
-                self=holder(
-                    query=nn.Linear(hidden, hidden),
-                    key=nn.Linear(hidden, hidden),
-                    value=nn.Linear(hidden, hidden),
+    def __init__(self, config: dict[str, Any]) -> None:
+        super().__init__()
+        if config.get("hidden_act", "gelu") != "gelu":
+            raise ValueError(f"activation {config.get('hidden_act')!r} is not BERT's gelu")
+        hidden = int(config["hidden_size"])
+        inner = int(config["intermediate_size"])
+        eps = float(config.get("layer_norm_eps", 1e-12))
+        self.heads = int(config["num_attention_heads"])
+        self.head_size = hidden // self.heads
+        self.hidden_size = hidden
+
+        def holder(**children: nn.Module) -> Any:
+            module = nn.Module()
+            for name, child in children.items():
+                module.add_module(name, child)
+            return module
+
+        def layer() -> nn.Module:
+            return holder(
+                attention=holder(
+                    self=holder(
+                        query=nn.Linear(hidden, hidden),
+                        key=nn.Linear(hidden, hidden),
+                        value=nn.Linear(hidden, hidden),
+                    ),
+                    output=holder(
+                        dense=nn.Linear(hidden, hidden), LayerNorm=nn.LayerNorm(hidden, eps)
+                    ),
                 ),
-                output=holder(dense=nn.Linear(hidden, hidden), LayerNorm=nn.LayerNorm(hidden, eps)),
-            ),
-            intermediate=holder(dense=nn.Linear(hidden, inner)),
-            output=holder(dense=nn.Linear(inner, hidden), LayerNorm=nn.LayerNorm(hidden, eps)),
-        )
+                intermediate=holder(dense=nn.Linear(hidden, inner)),
+                output=holder(dense=nn.Linear(inner, hidden), LayerNorm=nn.LayerNorm(hidden, eps)),
+            )
 
-    return holder(
-        embeddings=holder(
+        self.embeddings: Any = holder(
             word_embeddings=nn.Embedding(
                 int(config["vocab_size"]), hidden, padding_idx=config.get("pad_token_id")
             ),
             position_embeddings=nn.Embedding(int(config["max_position_embeddings"]), hidden),
             token_type_embeddings=nn.Embedding(int(config.get("type_vocab_size", 2)), hidden),
             LayerNorm=nn.LayerNorm(hidden, eps),
-        ),
-        encoder=holder(layer=nn.ModuleList(layer() for _ in range(config["num_hidden_layers"]))),
-        pooler=holder(dense=nn.Linear(hidden, hidden)),
-    )
+        )
+        layers = nn.ModuleList(layer() for _ in range(int(config["num_hidden_layers"])))
+        self.encoder: Any = holder(layer=layers)
+        self.pooler: Any = holder(dense=nn.Linear(hidden, hidden))
+
+    def load_weights(self, path: Path) -> None:
+        """The base weights of a ``model.safetensors`` (a ``bert.`` prefix allowed).
+
+        Raises:
+            RuntimeError: they do not fit these layers.
+        """
+        from safetensors.torch import load_file
+
+        weights = load_file(str(path))
+        if weights and all(name.startswith("bert.") for name in weights):
+            weights = {name.removeprefix("bert."): tensor for name, tensor in weights.items()}
+        missing, unexpected = self.load_state_dict(weights, strict=False)
+        unexpected = [name for name in unexpected if name != POSITION_IDS_BUFFER]
+        if missing or unexpected:
+            raise RuntimeError(
+                f"{path.parent} does not hold BERT weights: missing {missing[:3]}, "
+                f"unexpected {unexpected[:3]}"
+            )
+
+    def forward(self, features: dict[str, Any]) -> torch.Tensor:
+        """The last hidden states for ``input_ids``, ``attention_mask`` and (zeros if
+        absent) ``token_type_ids``."""
+        input_ids = features["input_ids"]
+        attention_mask = features["attention_mask"]
+        batch, length = input_ids.shape
+        embeddings = self.embeddings
+        positions = torch.arange(length).unsqueeze(0)
+        hidden = embeddings.word_embeddings(input_ids) + embeddings.token_type_embeddings(
+            features.get("token_type_ids", torch.zeros_like(input_ids))
+        )
+        hidden = embeddings.LayerNorm(hidden + embeddings.position_embeddings(positions))
+        # transformers gives sdpa no mask when nothing is padded, else a boolean one.
+        mask = (
+            None
+            if bool(attention_mask.all())
+            else attention_mask.bool()[:, None, None, :].expand(batch, 1, length, length)
+        )
+        shape = (batch, length, self.heads, self.head_size)
+        for layer in self.encoder.layer:
+            heads = layer.attention.self
+            attended = functional.scaled_dot_product_attention(
+                heads.query(hidden).view(shape).transpose(1, 2),
+                heads.key(hidden).view(shape).transpose(1, 2),
+                heads.value(hidden).view(shape).transpose(1, 2),
+                attn_mask=mask,
+                dropout_p=0.0,
+                scale=self.head_size**-0.5,
+                is_causal=False,
+            )
+            attended = attended.transpose(1, 2).contiguous().reshape(batch, length, -1)
+            out = layer.attention.output
+            hidden = out.LayerNorm(out.dense(attended) + hidden)
+            inner = functional.gelu(layer.intermediate.dense(hidden))
+            hidden = layer.output.LayerNorm(layer.output.dense(inner) + hidden)
+        return hidden
 
 
 class BertSentenceEncoder(nn.Module):
@@ -208,25 +314,10 @@ class BertSentenceEncoder(nn.Module):
 
     def __init__(self, folder: Path) -> None:
         super().__init__()
-        from safetensors.torch import load_file
-
         config = json.loads((folder / "config.json").read_text())
-        if config.get("hidden_act", "gelu") != "gelu":
-            raise ValueError(f"activation {config.get('hidden_act')!r} is not BERT's gelu")
-        self.heads = int(config["num_attention_heads"])
-        self.head_size = int(config["hidden_size"]) // self.heads
-        self.dimension = int(config["hidden_size"])
-        self.bert: Any = _bert_module(config)
-        weights = load_file(str(folder / "model.safetensors"))
-        if weights and all(name.startswith("bert.") for name in weights):
-            weights = {name.removeprefix("bert."): tensor for name, tensor in weights.items()}
-        missing, unexpected = self.bert.load_state_dict(weights, strict=False)
-        unexpected = [name for name in unexpected if name != POSITION_IDS_BUFFER]
-        if missing or unexpected:
-            raise RuntimeError(
-                f"{folder} does not hold BERT weights: missing {missing[:3]}, "
-                f"unexpected {unexpected[:3]}"
-            )
+        self.bert = BertLayers(config)
+        self.bert.load_weights(folder / "model.safetensors")
+        self.dimension = self.bert.hidden_size
         self.eval()
         self.tokenizer = WordPieces(folder / "tokenizer.json")
         settings_path = folder / "sentence_bert_config.json"
@@ -243,38 +334,8 @@ class BertSentenceEncoder(nn.Module):
     def forward(self, features: dict[str, Any]) -> dict[str, Any]:
         """BERT's last hidden states (``token_embeddings``) and their mean over the real
         pieces (``sentence_embedding``, made unit length where the folder normalizes)."""
-        input_ids = features["input_ids"]
         attention_mask = features["attention_mask"]
-        batch, length = input_ids.shape
-        embeddings = self.bert.embeddings
-        positions = torch.arange(length).unsqueeze(0)
-        hidden = embeddings.word_embeddings(input_ids) + embeddings.token_type_embeddings(
-            features.get("token_type_ids", torch.zeros_like(input_ids))
-        )
-        hidden = embeddings.LayerNorm(hidden + embeddings.position_embeddings(positions))
-        # transformers gives sdpa no mask when nothing is padded, else a boolean one.
-        mask = (
-            None
-            if bool(attention_mask.all())
-            else attention_mask.bool()[:, None, None, :].expand(batch, 1, length, length)
-        )
-        shape = (batch, length, self.heads, self.head_size)
-        for layer in self.bert.encoder.layer:
-            heads = layer.attention.self
-            attended = functional.scaled_dot_product_attention(
-                heads.query(hidden).view(shape).transpose(1, 2),
-                heads.key(hidden).view(shape).transpose(1, 2),
-                heads.value(hidden).view(shape).transpose(1, 2),
-                attn_mask=mask,
-                dropout_p=0.0,
-                scale=self.head_size**-0.5,
-                is_causal=False,
-            )
-            attended = attended.transpose(1, 2).contiguous().reshape(batch, length, -1)
-            out = layer.attention.output
-            hidden = out.LayerNorm(out.dense(attended) + hidden)
-            inner = functional.gelu(layer.intermediate.dense(hidden))
-            hidden = layer.output.LayerNorm(layer.output.dense(inner) + hidden)
+        hidden = self.bert(features)
         weights = attention_mask.unsqueeze(-1).expand(hidden.size()).to(hidden.dtype)
         pooled = torch.sum(hidden * weights, 1) / torch.clamp(weights.sum(1), min=1e-9)
         if self.normalizes:
@@ -313,3 +374,32 @@ class BertSentenceEncoder(nn.Module):
                 for row, i in enumerate(batch):
                     vectors[i] = pooled[row].numpy()
         return np.stack(vectors)
+
+
+class BertPairClassifier(nn.Module):
+    """A BERT classifier of text pairs for inference, under the parameter names of
+    ``transformers``' ``BertForSequenceClassification`` (``bert.…``, ``classifier.…``):
+    the trained verifier's architecture. ``bert`` starts from the base folder's weights
+    and ``classifier`` untrained, as ``from_pretrained`` leaves them; a trained model's
+    weights are then put over both. A call on :meth:`WordPieces.pair_features` gives the
+    logits ``transformers`` gives, bit for bit (``tests/test_bert_encoder.py``).
+
+    Raises:
+        ValueError, KeyError, OSError: ``base_folder`` is not a plain BERT model.
+        RuntimeError: its weights do not fit the layers.
+    """
+
+    def __init__(self, base_folder: Path, num_labels: int = 1) -> None:
+        super().__init__()
+        config = json.loads((base_folder / "config.json").read_text())
+        self.bert = BertLayers(config)
+        self.bert.load_weights(base_folder / "model.safetensors")
+        self.classifier = nn.Linear(self.bert.hidden_size, num_labels)
+        self.tokenizer = WordPieces(base_folder / "tokenizer.json")
+        self.eval()
+
+    def forward(self, features: dict[str, Any]) -> torch.Tensor:
+        """One row of ``num_labels`` logits per pair: the classifier over the pooler's
+        tanh of the ``[CLS]`` state."""
+        hidden = self.bert(features)
+        return self.classifier(torch.tanh(self.bert.pooler.dense(hidden[:, 0])))

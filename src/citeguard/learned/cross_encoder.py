@@ -94,10 +94,20 @@ class CrossEncoder(DescribedThresholds):
     """
 
     def __init__(self, folder: Path, batch_size: int = 32, device: str = "cpu") -> None:
-        self.description = read_description(folder)
         import torch
 
-        self.tokenizer, self.model = base_classifier(str(self.description["base_model"]))
+        from citeguard.index.bert_encoder import BertPairClassifier, plain_bert_model
+
+        self.description = read_description(folder)
+        base = str(self.description["base_model"])
+        base_folder = resolve_embedding_model_path(base)
+        self.tokenizer: Any = None
+        self.model: Any
+        if device == "cpu" and plain_bert_model(base_folder):
+            # The same logits without importing transformers (index/bert_encoder.py).
+            self.model = BertPairClassifier(base_folder)
+        else:
+            self.tokenizer, self.model = base_classifier(base)
         load_trained_weights(self.model, folder, EMBEDDINGS_PREFIX, self.description)
         self.model.to(device)
         self.device = device
@@ -111,15 +121,22 @@ class CrossEncoder(DescribedThresholds):
         out: list[float] = []
         with self._lock, self._torch.inference_mode():
             for i in range(0, len(pairs), self.batch_size):
-                batch = pairs[i : i + self.batch_size]
-                encoded = self.tokenizer(
-                    [first for first, _ in batch],
-                    [second for _, second in batch],
-                    truncation="longest_first",
-                    max_length=self.max_length,
-                    padding=True,
-                    return_tensors="pt",
-                ).to(self.device)
-                logits = self.model(**encoded).logits.squeeze(-1)
+                logits = self._logits(pairs[i : i + self.batch_size]).squeeze(-1)
                 out.extend(self._torch.sigmoid(logits).float().cpu().tolist())
         return np.asarray(out, dtype=np.float64)
+
+    def _logits(self, batch: Sequence[tuple[str, str]]) -> Any:
+        """The model's logits for a batch of pairs, the longer text of a pair cut to fit."""
+        firsts = [first for first, _ in batch]
+        seconds = [second for _, second in batch]
+        if self.tokenizer is None:  # a BertPairClassifier
+            return self.model(self.model.tokenizer.pair_features(firsts, seconds, self.max_length))
+        encoded = self.tokenizer(
+            firsts,
+            seconds,
+            truncation="longest_first",
+            max_length=self.max_length,
+            padding=True,
+            return_tensors="pt",
+        ).to(self.device)
+        return self.model(**encoded).logits
