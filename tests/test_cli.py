@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -347,7 +348,6 @@ def test_ask_answers_several_questions_in_one_process_in_order(
 def test_ask_reads_questions_from_standard_input_for_a_dash(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import io
 
     asked = record_questions(monkeypatch)
     monkeypatch.setattr(
@@ -401,3 +401,65 @@ def test_ingest_limits_are_options(
     code, _, err = run_cli(capsys, "ingest", str(docs), "--index", index, "--max-file-mb", "-1")
     assert code == cli.EXIT_ERROR
     assert "max_file_mb=-1" in err and "Traceback" not in err
+
+
+class _Terminal(io.StringIO):
+    """Standard error as a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_ask_shows_each_step_on_a_terminal_and_erases_it_before_the_answer(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from citeguard.serve.progress import ERASE_LINE, STEP_LABELS
+
+    def fake_answer(question: str, **settings: Any) -> dict[str, Any]:
+        for step in ("retrieve", "generate", "validate"):
+            settings["on_step"](step)
+        return {"answer": f"answer to {question}", "status": "answered", "citations": []}
+
+    monkeypatch.setattr("citeguard.api.answer", fake_answer)
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    code, out, _ = run_cli(capsys, "ask", "When is rent due?", "Is there a late fee?")
+    shown = terminal.getvalue()
+    assert code == 0
+    assert f"citeguard: [1/2] {STEP_LABELS['retrieve']}..." in shown
+    assert f"citeguard: [2/2] {STEP_LABELS['validate']}..." in shown
+    assert shown.endswith(ERASE_LINE)  # nothing left on the line after the last answer
+    assert "citeguard:" not in out and "answer to Is there a late fee?" in out
+
+
+def test_ask_shows_no_steps_where_standard_error_is_no_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: dict[str, Any] = {}
+
+    def fake_answer(question: str, **settings: Any) -> dict[str, Any]:
+        seen.update(settings)
+        return {"answer": "x", "status": "answered", "citations": []}
+
+    monkeypatch.setattr("citeguard.api.answer", fake_answer)
+    code, _, err = run_cli(capsys, "ask", "When is rent due?")
+    assert code == 0 and seen["on_step"] is None and err == ""
+
+
+def test_the_status_line_is_erased_when_a_question_fails(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from citeguard.errors import CiteGuardError
+    from citeguard.serve.progress import ERASE_LINE
+
+    def failing_answer(question: str, **settings: Any) -> dict[str, Any]:
+        settings["on_step"]("retrieve")
+        raise CiteGuardError("no index at /nowhere")
+
+    monkeypatch.setattr("citeguard.api.answer", failing_answer)
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    code, _, _ = run_cli(capsys, "ask", "When is rent due?")
+    shown = terminal.getvalue()
+    assert code != 0
+    assert shown.index(ERASE_LINE + "citeguard: error: no index") > shown.index("searching")

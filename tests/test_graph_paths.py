@@ -439,3 +439,27 @@ def test_the_draft_trail_run_returns_invokes_state_and_each_drafts_verdict() -> 
         ("generate", False),
         ("regenerate", True),
     ]
+
+
+def test_a_run_reports_each_step_as_it_starts_and_answers_as_invoke_does() -> None:
+    """``on_step`` (``citeguard ask``'s status line) hears each node in order, by name
+    only, and changes nothing of the state."""
+    from citeguard.graph.draft_trail import invoke_with_trail
+
+    invoked, _ = run([UNSUPPORTED, GOOD])
+    steps: list[str] = []
+    state, _ = invoke_with_trail(
+        compile_graph(fake_resources([UNSUPPORTED, GOOD])),
+        {"question": RENT_Q},
+        on_step=steps.append,
+        context=Context(),
+    )
+    assert state == invoked
+    assert steps == [
+        "retrieve",
+        "sufficiency_check",
+        "generate",
+        "validate",
+        "regenerate",
+        "validate",
+    ]

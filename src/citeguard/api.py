@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from citeguard.graph.context import Context
@@ -13,6 +14,7 @@ def answer(
     index: str | None = None,
     docs: list[str] | None = None,
     with_drafts: bool = False,
+    on_step: Callable[[str], None] | None = None,
     **settings: Any,
 ) -> dict[str, Any]:
     """Answer ``question`` from the index and return the graph's output.
@@ -24,6 +26,9 @@ def answer(
         with_drafts: also return ``drafts``: each draft the validator judged, who wrote
             it and what it decided, without its words (``graph.draft_trail``), so
             that a refusal says where it came from.
+        on_step: called with each step's name (a graph node: ``retrieve``, ``generate``,
+            ``validate`` ...) as it starts, to show progress; it never sees any text of
+            a draft.
         **settings: any ``citeguard.graph.context.Context`` field, e.g.
             ``model="ollama:qwen2.5:7b"``.
 
@@ -43,10 +48,10 @@ def answer(
     inputs: dict[str, Any] = {"question": question}
     if docs:
         inputs["docs"] = list(docs)
-    if not with_drafts:
+    if not with_drafts and on_step is None:
         result: dict[str, Any] = local_graph().invoke(inputs, context=context)
         return result
     from citeguard.graph.draft_trail import invoke_with_trail
 
-    state, drafts = invoke_with_trail(local_graph(), inputs, context=context)
-    return {**state, "drafts": drafts}
+    state, drafts = invoke_with_trail(local_graph(), inputs, on_step=on_step, context=context)
+    return {**state, "drafts": drafts} if with_drafts else state

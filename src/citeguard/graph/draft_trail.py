@@ -13,7 +13,7 @@ evaluation harness stores the trail in each results line
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from citeguard.graph.state import STATE_KEYS
@@ -83,6 +83,7 @@ def invoke_with_trail(
     graph: Any,
     inputs: dict[str, Any],
     output_keys: Sequence[str] | None = None,
+    on_step: Callable[[str], None] | None = None,
     **config: Any,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run ``graph`` as ``graph.invoke(inputs, output_keys=output_keys, **config)`` would and
@@ -91,16 +92,19 @@ def invoke_with_trail(
     The node updates are streamed beside the state's values, every key of both, since the
     validator's verdicts are not among the graph's output keys; the final state returned
     holds ``output_keys``, by default the graph's output keys, as invoke's does.
+    ``on_step``, when given, is called with each node's name as the node starts: progress
+    for whoever waits on a run (``citeguard ask`` on a terminal), never a word of a draft.
     """
     updates: list[dict[str, Any]] = []
     state: dict[str, Any] = {}
-    for mode, chunk in graph.stream(
-        inputs, stream_mode=["updates", "values"], output_keys=STATE_KEYS, **config
-    ):
+    modes = ["updates", "values"] if on_step is None else ["updates", "values", "tasks"]
+    for mode, chunk in graph.stream(inputs, stream_mode=modes, output_keys=STATE_KEYS, **config):
         if mode == "updates":
             updates.append(chunk)
-        else:
+        elif mode == "values":
             state = chunk
+        elif on_step is not None and "result" not in chunk and "error" not in chunk:
+            on_step(str(chunk["name"]))  # a task starting (a finished one has its result)
     kept = graph.output_channels if output_keys is None else output_keys
     kept = [kept] if isinstance(kept, str) else kept
     return {key: value for key, value in state.items() if key in kept}, draft_trail(updates)

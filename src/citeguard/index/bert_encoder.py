@@ -11,8 +11,9 @@ by ``safetensors``, and the forward pass below is BERT's, operation for operatio
 bitwise those of ``SentenceTransformer.encode`` (``tests/test_bert_encoder.py`` compares
 them). The support verifier, a BERT pair classifier, runs the same way
 (:class:`BertPairClassifier`). Any other folder (MPNet, another pooling) is loaded by
-sentence-transformers as before (:func:`load_sentence_encoder`). Training keeps sentence-transformers' modules:
-they apply dropout, which inference does not.
+sentence-transformers as before (:func:`load_sentence_encoder`). Training keeps
+sentence-transformers' and transformers' modules: they apply dropout, which inference
+does not.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from citeguard.graph.context import (
 )
 from citeguard.graph.draft_trail import draft_label
 from citeguard.index.fusion import FusionMethod
+from citeguard.serve.progress import terminal_status
 from citeguard.text.questions import checked_question
 from citeguard.validate.settings import ValidationLevel
 
@@ -402,14 +403,22 @@ def _cmd_ask(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     settings = context_overrides(args, ASK_OPTIONS)
     several = len(questions) > 1
+    status = terminal_status(sys.stderr, len(questions))
     for number, question in enumerate(questions, start=1):
-        result = answer(
-            question,
-            index=args.index,
-            docs=args.doc,
-            with_drafts=args.show_validation,
-            **settings,
-        )
+        if status is not None:
+            status.start_question(number)
+        try:
+            result = answer(
+                question,
+                index=args.index,
+                docs=args.doc,
+                with_drafts=args.show_validation,
+                on_step=status,
+                **settings,
+            )
+        finally:
+            if status is not None:
+                status.clear()
         if args.json:
             print(json.dumps(result) if several else json.dumps(result, indent=2), flush=True)
             continue
