@@ -269,3 +269,20 @@ def test_the_shipped_verifier_scores_as_with_transformers() -> None:
         )
         want = torch.sigmoid(reference(**encoded).logits.squeeze(-1)).tolist()
     assert np.array_equal(verifier.scores(PAIRS), np.asarray(want, dtype=np.float64))
+
+
+def test_word_pieces_serve_threads_at_once(minilm_folder: Path) -> None:
+    """The graph may read from several threads (LangGraph's pool, a server): pair
+    tokenizers are made once per length and never reconfigured while in use."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pieces = BertSentenceEncoder(minilm_folder).tokenizer
+    firsts, seconds = [a for a, _ in PAIRS], [b for _, b in PAIRS]
+    lengths = [256, 40, 128] * 8
+    expected = {n: pieces.pair_features(firsts, seconds, n)["input_ids"] for n in set(lengths)}
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(lambda n: pieces.pair_features(firsts, seconds, n), lengths))
+    assert all(
+        torch.equal(result["input_ids"], expected[n])
+        for n, result in zip(lengths, results, strict=True)
+    )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,8 @@ class WordPieces:
         self.pad_token_id: int = self._tokenizer.token_to_id(self.pad_token) or 0
         self.model_max_length = 1_000_000
         """Unused: kept so code written for a Hugging Face tokenizer may set it."""
+        self._pair_tokenizers: dict[int, Any] = {}
+        self._lock = threading.Lock()
 
     def __call__(
         self,
@@ -152,12 +155,9 @@ class WordPieces:
         Hugging Face fast tokenizer makes them with ``truncation="longest_first"`` and
         ``padding=True``: the longer text loses pieces from its end, one at a time, until
         the pair fits ``max_length``; the second text's pieces are of token type 1."""
-        from tokenizers import Tokenizer
-
-        pairs = Tokenizer.from_str(self._tokenizer.to_str())
-        pairs.enable_truncation(max_length, strategy="longest_first")
-        pairs.enable_padding(pad_id=self.pad_token_id, pad_token=self.pad_token)
-        encodings = pairs.encode_batch(list(zip(firsts, seconds, strict=True)))
+        encodings = self._pair_tokenizer(max_length).encode_batch(
+            list(zip(firsts, seconds, strict=True))
+        )
         return {
             name: torch.tensor([getattr(encoding, field) for encoding in encodings])
             for name, field in (
@@ -166,6 +166,21 @@ class WordPieces:
                 ("attention_mask", "attention_mask"),
             )
         }
+
+    def _pair_tokenizer(self, max_length: int) -> Any:
+        """A copy of the tokenizer that truncates pairs to ``max_length`` and pads, made
+        once per length: a tokenizer whose settings change between calls is not safe to
+        share between threads, and copying one costs ~25 ms."""
+        from tokenizers import Tokenizer
+
+        with self._lock:
+            pairs = self._pair_tokenizers.get(max_length)
+            if pairs is None:
+                pairs = Tokenizer.from_str(self._tokenizer.to_str())
+                pairs.enable_truncation(max_length, strategy="longest_first")
+                pairs.enable_padding(pad_id=self.pad_token_id, pad_token=self.pad_token)
+                self._pair_tokenizers[max_length] = pairs
+            return pairs
 
     def features(self, texts: Sequence[str], max_length: int) -> dict[str, Any]:
         """The model's inputs for ``texts``: ``[CLS]`` pieces ``[SEP]``, each cut to
