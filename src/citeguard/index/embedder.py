@@ -201,7 +201,10 @@ def resolve_embedding_model_path(name: str) -> Path:
 
 
 class SentenceTransformerEmbedder:
-    """Sentence-transformers embeddings with whole-text coverage for long chunks.
+    """Embeddings of a sentence-transformers model folder, with whole-text coverage for
+    long chunks. BERT models (the bundled MiniLM) are run by
+    :mod:`citeguard.index.bert_encoder`, bitwise the same vectors without importing
+    sentence-transformers; others by sentence-transformers itself.
 
     These models read at most ``max_tokens`` word pieces and silently drop the rest. A text
     longer than that is cut into overlapping windows (on the tokenizer's character offsets,
