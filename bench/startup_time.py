@@ -1,5 +1,6 @@
 """Start-up: how long a fresh process takes to have a question's embedding models ready,
-and how long ``citeguard ingest`` takes on the bundled sample corpus, each run several times.
+how long ``citeguard ingest`` takes on the bundled sample corpus, and (``--ask``) a whole
+``citeguard ask`` on it, each run several times.
 
 A question needs the MiniLM embedder (the query's vector) and the evidence scorer. Both
 are BERT models that ``citeguard.index.bert_encoder`` runs in plain PyTorch; the
@@ -7,7 +8,7 @@ reference is the same two models loaded through sentence-transformers, as before
 module (and as training still does). Each timing is a new Python process, so imports are
 counted as a user's ``citeguard ask`` pays them.
 
-    python bench/startup_time.py --runs 3 --out FILE
+    python bench/startup_time.py --runs 3 [--ask] --out FILE
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="processes per measurement")
     parser.add_argument("--out", type=Path, help="write the summary here as JSON")
+    parser.add_argument(
+        "--ask",
+        action="store_true",
+        help=f"also time a whole `citeguard ask {QUESTION!r}` on the ingested corpus "
+        "(needs the local model; ~30 s a run on 2 cores)",
+    )
     args = parser.parse_args()
     corpus = Path(__file__).resolve().parents[1] / "src" / "citeguard" / "sample_corpus" / "docs"
     citeguard = str(Path(sys.executable).with_name("citeguard"))
@@ -66,6 +73,7 @@ def main() -> None:
         "encoder": [],
         "sentence_transformers": [],
         "ingest": [],
+        **({"ask": []} if args.ask else {}),
     }
     for _ in range(args.runs):
         timings["python_start"].append(_seconds([sys.executable, "-c", "pass"]))
@@ -75,6 +83,8 @@ def main() -> None:
         )
         with tempfile.TemporaryDirectory() as index:
             timings["ingest"].append(_seconds([citeguard, "ingest", str(corpus), "--index", index]))
+            if args.ask:
+                timings["ask"].append(_seconds([citeguard, "ask", QUESTION, "--index", index]))
     summary = {
         "command": " ".join(["python bench/startup_time.py", *sys.argv[1:]]),
         "runs": args.runs,
