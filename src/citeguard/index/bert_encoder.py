@@ -1,7 +1,7 @@
 """A BERT sentence encoder in plain PyTorch: what the bundled MiniLM and the evidence scorer
 run on at question time, without importing sentence-transformers or transformers.
 
-Importing those two libraries took ~4.5 s of the ~7 s a fresh process needed to have
+Importing those two libraries took 4.5-5.6 s of the 7-9 s a fresh process needed to have
 MiniLM and the scorer ready on 2 cores (``docs/benchmarks.md``, "Start-up"), in each
 ``citeguard ask`` and ``citeguard ingest``. A sentence-transformers folder whose pipeline
 is a BERT encoder, mean pooling and (optionally) a normalisation needs neither: its
