@@ -388,7 +388,7 @@ class BertSentenceEncoder(nn.Module):
                 if normalize_embeddings:
                     pooled = functional.normalize(pooled, p=2, dim=1)
                 for row, i in enumerate(batch):
-                    vectors[i] = pooled[row].numpy()
+                    vectors[i] = pooled[row].float().numpy()  # bfloat16 under autocast
         return np.stack(vectors)
 
 
