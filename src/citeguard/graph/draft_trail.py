@@ -103,8 +103,8 @@ def invoke_with_trail(
             updates.append(chunk)
         elif mode == "values":
             state = chunk
-        elif on_step is not None and "result" not in chunk and "error" not in chunk:
-            on_step(str(chunk["name"]))  # a task starting (a finished one has its result)
+        elif on_step is not None and "input" in chunk:  # a task starting, not finished
+            on_step(str(chunk["name"]))
     kept = graph.output_channels if output_keys is None else output_keys
     kept = [kept] if isinstance(kept, str) else kept
     return {key: value for key, value in state.items() if key in kept}, draft_trail(updates)

@@ -85,13 +85,21 @@ def load_sentence_encoder(folder: Path, device: str = "cpu") -> Any:
             return BertSentenceEncoder(folder)
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             logger.info("reading %s with sentence-transformers (%s)", folder, exc)
-    from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as transformers_logging
 
     # Long inputs are windowed by the embedder; the tokenizer's length warning would only
-    # mislead, and the "Loading weights" bar would clutter the CLI's answers. The bar's
-    # switch is scoped, so an embedding application keeps its own setting.
+    # mislead.
     transformers_logging.set_verbosity_error()
+    return quiet_sentence_transformer(folder, device)
+
+
+def quiet_sentence_transformer(folder: Path, device: str = "cpu") -> Any:
+    """A ``SentenceTransformer`` of ``folder`` on ``device``, loaded without its "Loading
+    weights" bar, which would clutter the CLI's answers. The bar's switch is scoped, so an
+    embedding application keeps its own setting."""
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
     bars_were_on = transformers_logging.is_progress_bar_enabled()
     transformers_logging.disable_progress_bar()
     try:
@@ -186,8 +194,6 @@ class WordPieces:
         """The model's inputs for ``texts``: ``[CLS]`` pieces ``[SEP]``, each cut to
         ``max_length`` pieces as sentence-transformers cuts them (the pieces' end, not the
         ``[SEP]``), padded to the longest, with their attention mask."""
-        import torch
-
         rows = []
         for ids in self(texts, add_special_tokens=False)["input_ids"]:
             rows.append([self.cls_token_id, *ids[: max_length - 2], self.sep_token_id])

@@ -223,7 +223,7 @@ class SentenceTransformerEmbedder:
         self.name = name
         self.long_text = long_text
         # The bundled MiniLM runs without sentence-transformers (bert_encoder.py: the same
-        # vectors, ~6 s less start-up); other models through it.
+        # vectors, about 5 s less start-up); other models through it.
         self._model = load_sentence_encoder(path)
         self._tokenizer: Any = self._model.tokenizer
         # Read the model's window before touching the tokenizer: sentence-transformers may

@@ -49,16 +49,9 @@ def base_embedder(base_model: str, max_length: int, device: str = "cpu") -> Any:
     ``device`` (a torch device name), reading at most ``max_length`` pieces: for training,
     whose forward pass applies dropout. Scoring reads the same weights without
     sentence-transformers (:class:`BiEncoderScorer`)."""
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as transformers_logging
+    from citeguard.index.bert_encoder import quiet_sentence_transformer
 
-    bars_were_on = transformers_logging.is_progress_bar_enabled()
-    transformers_logging.disable_progress_bar()
-    try:
-        model = SentenceTransformer(str(resolve_embedding_model_path(base_model)), device=device)
-    finally:
-        if bars_were_on:
-            transformers_logging.enable_progress_bar()
+    model = quiet_sentence_transformer(resolve_embedding_model_path(base_model), device)
     model.max_seq_length = max_length
     return model
 
