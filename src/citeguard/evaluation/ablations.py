@@ -47,6 +47,7 @@ _NO_LEARNED: dict[str, object] = {
     "scorer_source_rescue": False,
     "scorer_sufficiency": False,
     "scorer_answer": False,
+    "scorer_passages_overlap": False,
     "passage_first": False,
     "passage_relevance_with_scorer": False,
     "support_judge": "llm",
@@ -83,7 +84,7 @@ ABLATIONS: dict[str, list[Variant]] = {
     "judge_evidence": [
         Variant(f"judge-evidence-{n or 'all'}", {"judge_evidence_words": n}) for n in (0, 100)
     ],
-    # The trained models one at a time, then together; every variant names all seven
+    # The trained models one at a time, then together; every variant names all eight
     # settings, so the table does not depend on the defaults. The passage answer's
     # relevance check is the scorer's mean with the local model's, as by default;
     # passage_first needs that check, so "all" (with the verifier) runs without it.
@@ -95,6 +96,14 @@ ABLATIONS: dict[str, list[Variant]] = {
             ("sufficiency", {"scorer_sufficiency": True}),
             ("source-rescue", {"scorer_sufficiency": True, "scorer_source_rescue": True}),
             ("passage-answer", {"scorer_answer": True, "passage_relevance_with_scorer": True}),
+            (
+                "passage-overlap",
+                {
+                    "scorer_answer": True,
+                    "scorer_passages_overlap": True,
+                    "passage_relevance_with_scorer": True,
+                },
+            ),
             (
                 "passage-first",
                 {
@@ -111,6 +120,7 @@ ABLATIONS: dict[str, list[Variant]] = {
                     "scorer_source_rescue": True,
                     "scorer_sufficiency": True,
                     "scorer_answer": True,
+                    "scorer_passages_overlap": True,
                     "passage_relevance_with_scorer": True,
                     "support_judge": "verifier",
                 },

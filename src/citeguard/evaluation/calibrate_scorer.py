@@ -136,7 +136,11 @@ def question_sources(
 
     graph = Context(scorer_rerank=rerank_by is not None, scorer_rerank_pool=rerank_pool)
     _, sources = retrieve_sources(
-        searcher, question, graph, docs, AnswerScores(rerank_by, question)
+        searcher,
+        question,
+        graph,
+        docs,
+        AnswerScores(rerank_by, question, graph.scorer_passages_overlap),
     )
     return sources
 

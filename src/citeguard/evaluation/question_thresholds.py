@@ -18,7 +18,7 @@ from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.matching import span_overlaps
 from citeguard.evaluation.pair_metrics import auroc, fit_threshold, keep_threshold
 from citeguard.graph.context import Context
-from citeguard.learned.evidence import PairScorer, best_passages
+from citeguard.learned.evidence import OVERLAPPING_ANSWER_PASSAGES, PairScorer, best_passages
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,9 @@ def score_question(
         return QuestionScore(
             question.id, question.doc or "", question.answerable, 0.0, False, False
         )
-    best = best_passages(scorer, question.question, source_texts)
+    best = best_passages(
+        scorer, question.question, source_texts, overlapping=OVERLAPPING_ANSWER_PASSAGES
+    )
     top = int(np.argmax([b.score for b in best]))
     passage = source_texts[top][best[top].start : best[top].end]
     return QuestionScore(

@@ -61,7 +61,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from citeguard.generate.selection import MIN_SENTENCE_CHARS, as_cited_sentence
-from citeguard.learned.evidence import PairScorer, best_passages
+from citeguard.learned.evidence import OVERLAPPING_ANSWER_PASSAGES, PairScorer, best_passages
 from citeguard.text.passages import blank_html_comments
 from citeguard.text.questions import is_yes_no_question
 from citeguard.text.sentences import BULLETS, Sentence, split_sentences
@@ -479,15 +479,20 @@ def scored_passage_answer(
 
 
 def passage_answer_of_sources(
-    scorer: PairScorer, question: str, sources: Sequence[str], min_score: float
+    scorer: PairScorer,
+    question: str,
+    sources: Sequence[str],
+    min_score: float,
+    overlapping: bool = OVERLAPPING_ANSWER_PASSAGES,
 ) -> tuple[int, PassageQuote] | None:
     """(cited source number, the passage answer) as the graph drafts it from ``sources``:
     the best-scored passage of them all, quoted by :func:`scored_passage_answer`. None when
     no passage reaches ``min_score`` or nothing of the best one can be quoted. (The graph
-    scores its sources in the retrieve node; calibration and benches call this.)"""
+    scores its sources in the retrieve node; calibration and benches call this.)
+    ``overlapping``: as the graph's ``scorer_passages_overlap``."""
     if not sources:
         return None
-    found = best_passages(scorer, question, sources)
+    found = best_passages(scorer, question, sources, overlapping=overlapping)
     best = max(range(len(found)), key=lambda i: found[i].score)
     if found[best].score < min_score:
         return None

@@ -21,6 +21,7 @@ from citeguard.errors import InvalidSettingError
 from citeguard.generate.strategies import GenerationStrategy
 from citeguard.index.fusion import DEFAULT_ALPHA, FusionMethod
 from citeguard.index.search import SearchMode
+from citeguard.learned.evidence import OVERLAPPING_ANSWER_PASSAGES
 from citeguard.validate.settings import ValidationLevel, ValidationSettings
 
 RetrievalMode = SearchMode
@@ -140,6 +141,15 @@ class Context:
             "that passage's own sentences, cited and validated like any answer. With the local "
             "model's relevance check on the quote, from the thresholds calibration fitted with "
             "it (a weaker passage's quote must then satisfy a stricter check)."
+        ),
+    )
+    scorer_passages_overlap: bool = field(
+        default=OVERLAPPING_ANSWER_PASSAGES,
+        metadata=_doc(
+            "Choose the passage a passage answer quotes among passages of whole sentences "
+            "that start at every sentence, not only among passages laid side by side, so a "
+            "clause that side-by-side passages cut in two is found whole. Thresholds still "
+            "read the best side-by-side passage's score, the one calibration fitted them on."
         ),
     )
     passage_first: bool = field(
@@ -301,6 +311,7 @@ class Context:
             "scorer_source_rescue",
             "scorer_sufficiency",
             "scorer_answer",
+            "scorer_passages_overlap",
             "passage_first",
             "passage_relevance_reads_quote",
             "passage_relevance_with_scorer",

@@ -12,15 +12,30 @@ from collections.abc import Sequence
 from typing import Any
 
 from citeguard.documents import SearchHit
-from citeguard.learned.evidence import BestPassage, PairScorer, best_passages
+from citeguard.learned.evidence import (
+    OVERLAPPING_ANSWER_PASSAGES,
+    BestPassage,
+    PairScorer,
+    best_passages,
+)
 
 
 class AnswerScores:
-    """Scores of one question's chunks, computed once per chunk (None scorer: no scores)."""
+    """Scores of one question's chunks, computed once per chunk (None scorer: no scores).
 
-    def __init__(self, scorer: PairScorer | None, question: str) -> None:
+    ``overlapping``: each chunk's answering passage is chosen among passages that start at
+    every sentence (its score is still the best side-by-side passage's).
+    """
+
+    def __init__(
+        self,
+        scorer: PairScorer | None,
+        question: str,
+        overlapping: bool = OVERLAPPING_ANSWER_PASSAGES,
+    ) -> None:
         self._scorer = scorer
         self._question = question
+        self._overlapping = overlapping
         self._by_chunk: dict[str, BestPassage] = {}
 
     @property
@@ -33,7 +48,12 @@ class AnswerScores:
         todo = [hit for hit in hits if hit.chunk.chunk_id not in self._by_chunk]
         if self._scorer is None or not todo:
             return
-        found = best_passages(self._scorer, self._question, [hit.chunk.text for hit in todo])
+        found = best_passages(
+            self._scorer,
+            self._question,
+            [hit.chunk.text for hit in todo],
+            overlapping=self._overlapping,
+        )
         for hit, best in zip(todo, found, strict=True):
             self._by_chunk[hit.chunk.chunk_id] = best
 

@@ -15,10 +15,21 @@ from typing import Protocol
 
 import numpy as np
 
-from citeguard.text.passages import Passage, passages, reading_windows, without_mark_runs
+from citeguard.text.passages import (
+    Passage,
+    overlapping_passages,
+    passages,
+    reading_windows,
+    without_mark_runs,
+)
 
 PASSAGE_WORDS = 80
 """The passage size of the training pairs (``PairSettings.passage_words``)."""
+
+OVERLAPPING_ANSWER_PASSAGES = True
+"""Whether the passage an answer quotes is chosen among passages starting at every sentence
+(:func:`best_passages` ``overlapping``): the graph's ``scorer_passages_overlap`` default,
+and what calibration and the benches draft passage answers with."""
 
 
 class PairScorer(Protocol):
@@ -67,7 +78,11 @@ class BestPassage:
 
 
 def best_passages(
-    scorer: PairScorer, first: str, texts: Sequence[str], passage_words: int = PASSAGE_WORDS
+    scorer: PairScorer,
+    first: str,
+    texts: Sequence[str],
+    passage_words: int = PASSAGE_WORDS,
+    overlapping: bool = False,
 ) -> list[BestPassage]:
     """For each text, its best-scoring passage against ``first`` (one batch for all).
 
@@ -76,9 +91,16 @@ def best_passages(
     of its opening alone. Both texts are read :func:`without_mark_runs` (ruled lines and
     form blanks spend the model's window on nothing). The span returned is the whole
     passage, as the text writes it.
+
+    With ``overlapping``, the span is the best of :func:`answer_passages`, the passages
+    that start at every sentence among them, so a clause that side-by-side passages cut
+    in two is found whole; the score stays the best side-by-side passage's, the one every
+    threshold was fitted on.
     """
     cut: list[list[Passage]] = [
-        passages(text, passage_words) or [Passage(text, 0, len(text))] for text in texts
+        (answer_passages(text, passage_words) if overlapping else passages(text, passage_words))
+        or [Passage(text, 0, len(text))]
+        for text in texts
     ]
     windows = [[reading_windows(p.text, passage_words) for p in parts] for parts in cut]
     read_first = without_mark_runs(first)
@@ -86,14 +108,33 @@ def best_passages(
     scores = scorer.scores(flat) if flat else np.zeros(0)
     out: list[BestPassage] = []
     offset = 0
-    for parts, read in zip(cut, windows, strict=True):
+    for text, parts, read in zip(texts, cut, windows, strict=True):
         passage_scores: list[float] = []
         for each in read:
             passage_scores.append(float(np.max(scores[offset : offset + len(each)])))
             offset += len(each)
         best = int(np.argmax(passage_scores))
-        out.append(BestPassage(passage_scores[best], parts[best].start, parts[best].end))
+        score = passage_scores[best]
+        if overlapping:
+            side_by_side = {(p.start, p.end) for p in passages(text, passage_words)}
+            scored = [
+                s
+                for p, s in zip(parts, passage_scores, strict=True)
+                if (p.start, p.end) in side_by_side
+            ]
+            score = max(scored) if scored else score
+        out.append(BestPassage(score, parts[best].start, parts[best].end))
     return out
+
+
+def answer_passages(text: str, passage_words: int = PASSAGE_WORDS) -> list[Passage]:
+    """The passages an answer may be quoted from: the side-by-side :func:`passages` the
+    scores are read from and the :func:`overlapping_passages` between them, in order of
+    their start, each once."""
+    spans = {(p.start, p.end): p for p in passages(text, passage_words)}
+    for p in overlapping_passages(text, passage_words):
+        spans.setdefault((p.start, p.end), p)
+    return [spans[key] for key in sorted(spans)]
 
 
 def best_passage_score(scorer: PairScorer, first: str, text: str) -> float:

@@ -49,6 +49,7 @@ ASK_OPTIONS = (
     ContextOption("scorer_source_rescue"),
     ContextOption("scorer_sufficiency"),
     ContextOption("scorer_answer"),
+    ContextOption("scorer_passages_overlap"),
     ContextOption("passage_first"),
     ContextOption("passage_relevance_reads_quote"),
     ContextOption("passage_relevance_with_scorer"),

@@ -40,6 +40,31 @@ def passages(text: str, max_words: int) -> list[Passage]:
     return out
 
 
+def overlapping_passages(text: str, max_words: int) -> list[Passage]:
+    """Passages starting at every sentence: that sentence and those after it while they
+    fit in ``max_words`` words (a longer sentence is a passage of its own), each kept
+    unless it lies within the one before (the same end: near the end of a text every
+    passage does, down to its last sentence alone).
+
+    A clause that :func:`passages` cuts in two, its opening closing one passage and its end
+    opening the next, is read whole in the one that starts where it starts. The shorter
+    passages left out would be chosen for being short, not for answering: a heading
+    alone ("ARTICLE VI TERM AND TERMINATION") reads as on topic as a clause.
+    """
+    sentences = split_sentences(text)
+    counts = [len(sentence.text.split()) for sentence in sentences]
+    out: list[Passage] = []
+    for i, first in enumerate(sentences):
+        last, words = i, counts[i]
+        while last + 1 < len(sentences) and words + counts[last + 1] <= max_words:
+            last += 1
+            words += counts[last]
+        end = sentences[last].end
+        if not out or end != out[-1].end:
+            out.append(Passage(text[first.start : end], first.start, end))
+    return out
+
+
 _MARK_RUN = re.compile(r"(([^\w\s]|_)\2\2)\2+")
 
 

@@ -34,7 +34,7 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         started = time.perf_counter()
         searcher = resources.searcher(ctx)
         scorer = resources.evidence_scorer() if ctx.uses_evidence_scorer() else None
-        scored = AnswerScores(scorer, state["question"])
+        scored = AnswerScores(scorer, state["question"], ctx.scorer_passages_overlap)
         hits, sources = retrieve_sources(
             searcher, state["question"], ctx, state.get("docs") or None, scored
         )
