@@ -97,10 +97,11 @@ def best_passages(
     in two is found whole; the score stays the best side-by-side passage's, the one every
     threshold was fitted on.
     """
+    side_by_side = [passages(text, passage_words) for text in texts]
     cut: list[list[Passage]] = [
-        (answer_passages(text, passage_words) if overlapping else passages(text, passage_words))
+        (answer_passages(text, passage_words, side) if overlapping else side)
         or [Passage(text, 0, len(text))]
-        for text in texts
+        for text, side in zip(texts, side_by_side, strict=True)
     ]
     windows = [[reading_windows(p.text, passage_words) for p in parts] for parts in cut]
     read_first = without_mark_runs(first)
@@ -108,7 +109,7 @@ def best_passages(
     scores = scorer.scores(flat) if flat else np.zeros(0)
     out: list[BestPassage] = []
     offset = 0
-    for text, parts, read in zip(texts, cut, windows, strict=True):
+    for side, parts, read in zip(side_by_side, cut, windows, strict=True):
         passage_scores: list[float] = []
         for each in read:
             passage_scores.append(float(np.max(scores[offset : offset + len(each)])))
@@ -116,22 +117,24 @@ def best_passages(
         best = int(np.argmax(passage_scores))
         score = passage_scores[best]
         if overlapping:
-            side_by_side = {(p.start, p.end) for p in passages(text, passage_words)}
+            spans = {(p.start, p.end) for p in side}
             scored = [
-                s
-                for p, s in zip(parts, passage_scores, strict=True)
-                if (p.start, p.end) in side_by_side
+                s for p, s in zip(parts, passage_scores, strict=True) if (p.start, p.end) in spans
             ]
             score = max(scored) if scored else score
         out.append(BestPassage(score, parts[best].start, parts[best].end))
     return out
 
 
-def answer_passages(text: str, passage_words: int = PASSAGE_WORDS) -> list[Passage]:
+def answer_passages(
+    text: str, passage_words: int = PASSAGE_WORDS, side_by_side: Sequence[Passage] | None = None
+) -> list[Passage]:
     """The passages an answer may be quoted from: the side-by-side :func:`passages` the
-    scores are read from and the :func:`overlapping_passages` between them, in order of
-    their start, each once."""
-    spans = {(p.start, p.end): p for p in passages(text, passage_words)}
+    scores are read from (``side_by_side`` when the caller has cut them already) and the
+    :func:`overlapping_passages` between them, in order of their start, each once."""
+    if side_by_side is None:
+        side_by_side = passages(text, passage_words)
+    spans = {(p.start, p.end): p for p in side_by_side}
     for p in overlapping_passages(text, passage_words):
         spans.setdefault((p.start, p.end), p)
     return [spans[key] for key in sorted(spans)]
