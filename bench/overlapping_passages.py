@@ -15,14 +15,21 @@ best side-by-side passage's). With ``--judge-changed``, every quote that the two
 draw differently is read by the relevance check (the mean of the local model's and the
 scorer's P, as the graph reads a passage answer's quote), both ways, and the summary
 counts the changed quotes it passes: right ones, other answerable ones, and quotes of
-questions the document does not answer. Without it no chat model is called. Writes
-bench/results/overlapping_passages.json.
+questions the document does not answer, for each way alone and for the graph's way
+(``overlapping_then_side_by_side``: the overlapping passage's quote, and when the check
+refuses it the side-by-side passage's, the fallback the graph quotes next). Without it no
+chat model is called. ``--rows-from FILE`` summarises the rows of an earlier output again,
+with no model loaded. Writes bench/results/overlapping_passages.json.
+
+    python bench/overlapping_passages.py DATASET --index DIR --rows-from EARLIER.json --out FILE
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +55,42 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="read every quote that changed with the relevance check (loads the local model)",
     )
+    parser.add_argument(
+        "--rows-from",
+        type=Path,
+        help="summarise the rows of this earlier output instead of reading the questions",
+    )
     args = parser.parse_args(argv)
+    started = time.perf_counter()
+    if args.rows_from:
+        earlier = json.loads(args.rows_from.read_text(encoding="utf-8"))
+        floor, rows = float(earlier["floor"]), list(earlier["rows"])
+    else:
+        floor, rows = read_questions(args)
+    ways = ("side_by_side", "overlapping", "overlapping_then_side_by_side")
+    write_result(
+        args.out,
+        {
+            "dataset": str(args.dataset),
+            "command": "python bench/overlapping_passages.py " + " ".join(argv),
+            "floor": floor,
+            "questions": len(rows),
+            "answerable": sum(r["answerable"] for r in rows),
+            **{way: summary(rows, way, floor) for way in ways},
+            "quotes_changed": sum(
+                r["side_by_side"]["quote"] != r["overlapping"]["quote"] for r in rows
+            ),
+            "seconds": time.perf_counter() - started,
+            "rows": rows,
+        },
+    )
+    return 0
+
+
+def read_questions(args: Any) -> tuple[float, list[dict[str, Any]]]:
+    """(the passage answer threshold, a row per question with both ways' passages and
+    quotes, and the relevance check's reading of the quotes that differ with
+    ``--judge-changed``)."""
     scorer, searcher, indexed = scorer_and_index(args)
     relevance = None
     if args.judge_changed:
@@ -58,7 +100,6 @@ def main(argv: list[str]) -> int:
     floor = float(scorer.passage_answer_threshold)
     ways = {"side_by_side": False, "overlapping": True}
     rows: list[dict[str, Any]] = []
-    started = time.perf_counter()
     questions = bench_questions(args)
     for n, q in enumerate(questions, start=1):
         sources = source_texts(searcher, q, indexed)
@@ -86,47 +127,44 @@ def main(argv: list[str]) -> int:
         rows.append(row)
         if n % 50 == 0:
             print(f"{n}/{len(questions)} questions", file=sys.stderr, flush=True)
+    return floor, rows
 
-    def summary(name: str) -> dict[str, Any]:
-        over = [r for r in rows if r[name]["score"] >= floor]
-        return {
-            "question_auroc": auroc(
-                [r[name]["score"] for r in rows], [int(r["answerable"]) for r in rows]
-            ),
-            "answerable_over_floor": sum(r["answerable"] for r in over),
-            "unanswerable_over_floor": sum(not r["answerable"] for r in over),
-            "passage_holds_gold": sum(r[name]["passage_gold"] for r in over),
-            "quote_holds_gold": sum(r[name]["quote_gold"] for r in over),
-            # Of the quotes that changed, those the relevance check passes (--judge-changed).
-            "changed_passing": {
-                kind: sum(
-                    r[name].get("relevance", 0.0) >= RELEVANCE and keep(r, name) for r in over
-                )
-                for kind, keep in (
-                    ("right", lambda r, n: r[n]["quote_gold"]),
-                    ("other_answerable", lambda r, n: r["answerable"] and not r[n]["quote_gold"]),
-                    ("unanswerable", lambda r, n: not r["answerable"]),
-                )
-            },
-        }
 
-    write_result(
-        args.out,
-        {
-            "dataset": str(args.dataset),
-            "command": "python bench/overlapping_passages.py " + " ".join(argv),
-            "floor": floor,
-            "questions": len(rows),
-            "answerable": sum(r["answerable"] for r in rows),
-            **{name: summary(name) for name in ways},
-            "quotes_changed": sum(
-                r["side_by_side"]["quote"] != r["overlapping"]["quote"] for r in rows
-            ),
-            "seconds": time.perf_counter() - started,
-            "rows": rows,
+def delivered(row: dict[str, Any], way: str) -> dict[str, Any] | None:
+    """The quote a way delivers among those that changed: the way's own when the check
+    passes it; for ``overlapping_then_side_by_side`` the overlapping passage's, else the
+    side-by-side passage's (the graph's fallback). None when none passes."""
+    names = ["overlapping", "side_by_side"] if way == "overlapping_then_side_by_side" else [way]
+    for name in names:
+        if row[name].get("relevance", 0.0) >= RELEVANCE:
+            return dict(row[name])
+    return None
+
+
+def summary(rows: list[dict[str, Any]], way: str, floor: float) -> dict[str, Any]:
+    """One way's counts over the questions whose best passage reaches ``floor``."""
+    first = "overlapping" if way == "overlapping_then_side_by_side" else way
+    over = [r for r in rows if r[first]["score"] >= floor]
+    kinds: dict[str, Callable[[dict[str, Any], dict[str, Any]], bool]] = {
+        "right": lambda r, quote: bool(quote["quote_gold"]),
+        "other_answerable": lambda r, quote: r["answerable"] and not quote["quote_gold"],
+        "unanswerable": lambda r, quote: not r["answerable"],
+    }
+    passing = [(r, delivered(r, way)) for r in over]
+    return {
+        "question_auroc": auroc(
+            [r[first]["score"] for r in rows], [int(r["answerable"]) for r in rows]
+        ),
+        "answerable_over_floor": sum(r["answerable"] for r in over),
+        "unanswerable_over_floor": sum(not r["answerable"] for r in over),
+        "passage_holds_gold": sum(r[first]["passage_gold"] for r in over),
+        "quote_holds_gold": sum(r[first]["quote_gold"] for r in over),
+        # Of the quotes that changed, those the relevance check passes (--judge-changed).
+        "changed_passing": {
+            kind: sum(quote is not None and keep(r, quote) for r, quote in passing)
+            for kind, keep in kinds.items()
         },
-    )
-    return 0
+    }
 
 
 if __name__ == "__main__":

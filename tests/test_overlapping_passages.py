@@ -4,16 +4,22 @@ Side-by-side passages cut a clause in two when it opens near the end of one pass
 half is read with unrelated sentences. ``overlapping_passages`` starts a passage at every
 sentence, so one of them holds the clause whole; ``best_passages(overlapping=True)``
 returns that passage's span while its score stays the best side-by-side passage's, the
-one the scorer's thresholds were fitted on.
+one the scorer's thresholds were fitted on. That side-by-side passage is the second
+candidate: when the first quote fails validation, the graph quotes it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from citeguard.generate.passage_answer import passage_answer_of_sources
+from citeguard.generate.passage_answer import (
+    passage_answer_of_sources,
+    passage_answers_of_sources,
+)
+from citeguard.generate.prompts import REFUSAL
+from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
 from citeguard.learned.evidence import (
     OVERLAPPING_ANSWER_PASSAGES,
@@ -21,6 +27,7 @@ from citeguard.learned.evidence import (
     best_passages,
 )
 from citeguard.text.passages import overlapping_passages, passages
+from graph_fakes import fake_resources, make_chunk
 
 FILLER = "The parties met on a Tuesday to review the schedule of the project in detail."
 """A 16-word sentence that answers nothing."""
@@ -111,3 +118,69 @@ def test_the_passage_answer_quotes_from_the_whole_clause() -> None:
 def test_the_graph_and_calibration_choose_overlapping_passages_by_default() -> None:
     assert OVERLAPPING_ANSWER_PASSAGES is True
     assert Context().scorer_passages_overlap is OVERLAPPING_ANSWER_PASSAGES
+
+
+def test_the_side_by_side_passage_is_the_second_quote_when_it_differs() -> None:
+    text = text_of(FILLER, FILLER, FILLER, FILLER, RENT, LATE, FILLER)
+    question = "When is rent late?"
+    drafted = passage_answers_of_sources(BothSentencesScorer(), question, [text], 0.2)
+    # The whole clause first, then the side-by-side passage the score was read from.
+    assert [quote.text for _, quote in drafted] == [
+        f"{RENT[:-1]} [1]. {LATE[:-1]} [1].",
+        f"{RENT[:-1]} [1].",
+    ]
+    assert [source for source, _ in drafted] == [1, 1]
+    # Side by side alone there is one passage to quote; nothing over the threshold, none.
+    assert len(passage_answers_of_sources(BothSentencesScorer(), question, [text], 0.2, False)) == 1
+    assert passage_answers_of_sources(BothSentencesScorer(), question, [text], 0.5) == []
+    first = passage_answer_of_sources(BothSentencesScorer(), question, [text], 0.2)
+    assert first is not None and first[1].text == drafted[0][1].text
+
+
+def run_graph(relevance: Callable[[str, str], float], **context: object) -> tuple[dict, list[str]]:
+    """The graph over one chunk whose rent clause side-by-side passages cut in two, the
+    model refusing; returns the result and the quotes the relevance check read."""
+    text = text_of(FILLER, FILLER, FILLER, FILLER, RENT, LATE, FILLER)
+    resources = fake_resources([REFUSAL, REFUSAL], chunks=[make_chunk("lease.pdf", text, page=2)])
+    resources._evidence_scorer = BothSentencesScorer()
+    read: list[str] = []
+
+    def recording(question: str, quote: str) -> float:
+        read.append(quote)
+        return relevance(question, quote)
+
+    resources._relevance = recording
+    settings = {
+        "scorer_rerank": False,
+        "scorer_source_rescue": False,
+        "scorer_sufficiency": True,  # the scorer's 0.4 lets the question through
+        "scorer_answer": True,
+        "passage_relevance_with_scorer": False,
+        **context,
+    }
+    result = compile_graph(resources).invoke(
+        {"question": "When is rent late?"}, context=Context(**settings)
+    )
+    return result, read
+
+
+def test_when_the_whole_clauses_quote_fails_the_graph_quotes_the_scored_passage() -> None:
+    def doubts_the_whole_clause(question: str, quote: str) -> float:
+        return 0.1 if LATE[:-1] in quote else 0.9
+
+    result, read = run_graph(doubts_the_whole_clause)
+    assert result["status"] == "answered"
+    assert RENT[:-1] in result["answer"] and LATE[:-1] not in result["answer"]
+    assert len(read) == 2 and LATE[:-1] in read[0] and LATE[:-1] not in read[1]
+    # Side by side alone, the scored passage is the only quote, read once.
+    alone, read = run_graph(doubts_the_whole_clause, scorer_passages_overlap=False)
+    assert alone["status"] == "answered" and len(read) == 1
+
+
+def test_the_second_quote_is_drafted_once_and_only_after_the_first_fails() -> None:
+    refused, read = run_graph(lambda question, quote: 0.1)
+    assert (refused["status"], refused["refusal_reason"]) == ("refused", "validation_failed")
+    assert len(read) == 2  # the whole clause's quote, then the scored passage's; no third
+    answered, read = run_graph(lambda question, quote: 0.9)
+    assert answered["status"] == "answered" and LATE[:-1] in answered["answer"]
+    assert len(read) == 1

@@ -485,20 +485,42 @@ def passage_answer_of_sources(
     min_score: float,
     overlapping: bool = OVERLAPPING_ANSWER_PASSAGES,
 ) -> tuple[int, PassageQuote] | None:
-    """(cited source number, the passage answer) as the graph drafts it from ``sources``:
-    the best-scored passage of them all, quoted by :func:`scored_passage_answer`. None when
-    no passage reaches ``min_score`` or nothing of the best one can be quoted. (The graph
-    scores its sources in the retrieve node; calibration and benches call this.)
-    ``overlapping``: as the graph's ``scorer_passages_overlap``."""
+    """(cited source number, the passage answer) as the graph drafts it first from
+    ``sources``: the first of :func:`passage_answers_of_sources`, None when there is none.
+    (The graph scores its sources in the retrieve node; calibration and benches call this.)
+    """
+    drafted = passage_answers_of_sources(scorer, question, sources, min_score, overlapping)
+    return drafted[0] if drafted else None
+
+
+def passage_answers_of_sources(
+    scorer: PairScorer,
+    question: str,
+    sources: Sequence[str],
+    min_score: float,
+    overlapping: bool = OVERLAPPING_ANSWER_PASSAGES,
+) -> list[tuple[int, PassageQuote]]:
+    """(cited source number, passage answer) pairs in the order the graph drafts them from
+    ``sources`` when each before fails validation: the best-scored passage of them all,
+    quoted by :func:`scored_passage_answer`, then, when that passage was chosen among
+    overlapping ones (``overlapping``, as the graph's ``scorer_passages_overlap``), the
+    side-by-side passage its score was read from, when its quote differs. Quotes with no
+    text are left out (they fail validation); empty when no passage reaches ``min_score``."""
     if not sources:
-        return None
+        return []
     found = best_passages(scorer, question, sources, overlapping=overlapping)
     best = max(range(len(found)), key=lambda i: found[i].score)
     if found[best].score < min_score:
-        return None
+        return []
     text = sources[best]
-    passage = text[
-        found[best].start : through_following_list(text, found[best].start, found[best].end)
-    ]
-    answer = scored_passage_answer(passage, best + 1, question, scorer)
-    return (best + 1, answer) if answer.text else None
+    spans = [(found[best].start, found[best].end)]
+    if found[best].has_other_scored_passage:
+        spans.append((found[best].scored_start, found[best].scored_end))
+    drafted: list[tuple[int, PassageQuote]] = []
+    for start, end in spans:
+        answer = scored_passage_answer(
+            text[start : through_following_list(text, start, end)], best + 1, question, scorer
+        )
+        if answer.text and all(answer.text != earlier.text for _, earlier in drafted):
+            drafted.append((best + 1, answer))
+    return drafted

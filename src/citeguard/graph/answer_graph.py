@@ -2,7 +2,7 @@
 
 retrieve -> sufficiency_check -> generate -> validate -> END (validated answer)
                      |                          |-> regenerate -> validate (bounded)
-                     |                          |-> answer_from_passage -> validate (once)
+                     |                          |-> answer_from_passage -> validate (twice at most)
                      |                          |-> generate (after a quote tried first)
                      |-> answer_from_passage (a passage the scorer is sure of, first)
                      +-> refuse <---------------+

@@ -149,7 +149,9 @@ class Context:
             "Choose the passage a passage answer quotes among passages of whole sentences "
             "that start at every sentence, not only among passages laid side by side, so a "
             "clause that side-by-side passages cut in two is found whole. Thresholds still "
-            "read the best side-by-side passage's score, the one calibration fitted them on."
+            "read the best side-by-side passage's score, the one calibration fitted them on; "
+            "when that passage's quote differs and the first quote fails validation, it is "
+            "quoted and validated next."
         ),
     )
     passage_first: bool = field(

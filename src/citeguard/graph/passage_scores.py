@@ -2,8 +2,10 @@
 
 Each source (and, when reranked, each retrieved chunk) gets ``answer_score``, its best
 passage's P(answers the question), and ``answer_passage``, that passage's offsets in the
-chunk text. The sufficiency check reads the scores; the passage answer quotes the best
-passage when it is good enough.
+chunk text (with ``scored_passage`` the offsets of the side-by-side passage the score was
+read from, when the passage was chosen among overlapping ones and differs). The
+sufficiency check reads the scores; the passage answer quotes the best passage when it is
+good enough, then, when that quote fails, the side-by-side passage it was scored by.
 """
 
 from __future__ import annotations
@@ -103,7 +105,10 @@ class AnswerScores:
         best = self._by_chunk.get(str(record["chunk_id"]))
         if best is None:
             return record
-        return {**record, "answer_score": best.score, "answer_passage": [best.start, best.end]}
+        annotated = {**record, "answer_score": best.score, "answer_passage": [best.start, best.end]}
+        if best.has_other_scored_passage:
+            annotated["scored_passage"] = [best.scored_start, best.scored_end]
+        return annotated
 
 
 def drafting_threshold(scorer: PairScorer, judges_quote: bool) -> float:
@@ -142,7 +147,12 @@ def quote_relevance_threshold(
 def answering_passage(
     evidence: Sequence[dict[str, Any]], threshold: float
 ) -> dict[str, Any] | None:
-    """The sources' best-scored passage when it reaches ``threshold``, else None."""
+    """The sources' best-scored passage when it reaches ``threshold``, else None.
+
+    ``fallback``: the side-by-side passage its score was read from, when the passage was
+    chosen among overlapping ones and differs (``scorer_passages_overlap``); quoted when
+    the first quote fails validation. None otherwise.
+    """
     scored = [(i, item) for i, item in enumerate(evidence) if "answer_score" in item]
     if not scored:
         return None
@@ -150,9 +160,11 @@ def answering_passage(
     if float(best["answer_score"]) < threshold:
         return None
     start, end = best["answer_passage"]
+    fallback = best.get("scored_passage")
     return {
         "source": index + 1,
         "start": int(start),
         "end": int(end),
         "score": best["answer_score"],
+        "fallback": {"start": int(fallback[0]), "end": int(fallback[1])} if fallback else None,
     }

@@ -22,18 +22,22 @@ def after_validate(
     6-7, with the evidence scorer's passage answer before a refusal).
 
     A passing candidate has already been written to the output keys by the validate node,
-    so accepting is simply ending. A failed passage answer ends the question when the
-    model has had its turn, and hands it to the model when it was quoted first
-    (``quote_before_model``). A clean refusal by the model (no strong evidence it ignored)
-    ends in the refuse node, with reason "model_refused", unless the evidence scorer found
-    an answering passage (``answering_passage``, set only with ``scorer_answer``) not yet
-    tried: then that passage is quoted and validated, once.
+    so accepting is simply ending. A failed passage answer hands the question to the model
+    when it was quoted first (``quote_before_model``). After the model's turn it ends the
+    question, unless the passage's ``fallback`` (the side-by-side passage its score was
+    read from) has a quote of its own not yet drafted (``fallback_quote_pending``): then
+    that is quoted and validated, once. A clean refusal by the model (no strong evidence
+    it ignored) ends in the refuse node, with reason "model_refused", unless the evidence
+    scorer found an answering passage (``answering_passage``, set only with
+    ``scorer_answer``) not yet tried: then that passage is quoted and validated, once.
     """
     verdict = state.get("last_validation", {})
     if verdict.get("passed") and not verdict.get("is_refusal"):
         return "__end__"  # langgraph.graph.END, spelled out for the Literal type
     if state.get("candidate_is_quote"):
-        return "generate" if state.get("quote_before_model") else "refuse"
+        if state.get("quote_before_model"):
+            return "generate"
+        return "answer_from_passage" if state.get("fallback_quote_pending") else "refuse"
     instead_of_refusal: Literal["answer_from_passage", "refuse"] = (
         "answer_from_passage"
         if state.get("answering_passage") and not passage_tried(state)

@@ -90,7 +90,12 @@ class State(InputState, OutputState, total=False):  # type: ignore[misc]
     """With ``scorer_answer``: the sources' passage that the evidence scorer rates highest,
     when it reaches the score the passage answer is drafted from
     (``passage_scores.drafting_threshold``; its source number ``source``, offsets
-    ``start``/``end`` in that source's text, ``score``); what the passage answer quotes."""
+    ``start``/``end`` in that source's text, ``score``); what the passage answer quotes.
+    ``fallback`` (offsets ``start``/``end`` in the same source, or null): the side-by-side
+    passage the score was read from, quoted when the first quote fails validation."""
+    fallback_quote_pending: bool
+    """Whether the answering passage's ``fallback`` is left to quote: the first passage
+    answer has been drafted, and the fallback's quote differs from it."""
     quote_before_model: bool
     """Whether the scorer's passage is quoted before the model is asked (``passage_first``:
     its score reaches the scorer's passage-first threshold); decided by the sufficiency

@@ -70,11 +70,23 @@ class PairScorer(Protocol):
 
 @dataclass(frozen=True)
 class BestPassage:
-    """A chunk's best passage for a question: its score and where it lies in the chunk."""
+    """A chunk's best passage for a question: its score and where it lies in the chunk.
+
+    ``scored_start``/``scored_end``: the side-by-side passage the score was read from. It
+    is the passage itself unless the passage was chosen among overlapping ones; then it is
+    the second candidate for a quote (the one calibration fitted the thresholds on).
+    """
 
     score: float
     start: int
     end: int
+    scored_start: int
+    scored_end: int
+
+    @property
+    def has_other_scored_passage(self) -> bool:
+        """Whether the passage chosen differs from the side-by-side one the score is from."""
+        return (self.scored_start, self.scored_end) != (self.start, self.end)
 
 
 def best_passages(
@@ -95,7 +107,8 @@ def best_passages(
     With ``overlapping``, the span is the best of :func:`answer_passages`, the passages
     that start at every sentence among them, so a clause that side-by-side passages cut
     in two is found whole; the score stays the best side-by-side passage's, the one every
-    threshold was fitted on.
+    threshold was fitted on, and that passage's span is kept as ``scored_start`` and
+    ``scored_end``.
     """
     side_by_side = [passages(text, passage_words) for text in texts]
     cut: list[list[Passage]] = [
@@ -115,14 +128,21 @@ def best_passages(
             passage_scores.append(float(np.max(scores[offset : offset + len(each)])))
             offset += len(each)
         best = int(np.argmax(passage_scores))
-        score = passage_scores[best]
+        scored = best
         if overlapping:
             spans = {(p.start, p.end) for p in side}
-            scored = [
-                s for p, s in zip(parts, passage_scores, strict=True) if (p.start, p.end) in spans
-            ]
-            score = max(scored) if scored else score
-        out.append(BestPassage(score, parts[best].start, parts[best].end))
+            among_side = [i for i, p in enumerate(parts) if (p.start, p.end) in spans]
+            if among_side:
+                scored = max(among_side, key=lambda i: passage_scores[i])
+        out.append(
+            BestPassage(
+                passage_scores[scored],
+                parts[best].start,
+                parts[best].end,
+                parts[scored].start,
+                parts[scored].end,
+            )
+        )
     return out
 
 

@@ -57,6 +57,7 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
             "answering_passage": answering,
             "quote_before_model": False,
             "candidate_is_quote": False,
+            "fallback_quote_pending": False,
             "candidate_ref": "",
             "selected_ids": None,
             "last_validation": {},
