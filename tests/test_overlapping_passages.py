@@ -14,6 +14,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from citeguard.evaluation.dataset import GoldSpan, Question
+from citeguard.evaluation.question_thresholds import score_question
+from citeguard.evaluation.quote_thresholds import judge_passage_answers
 from citeguard.generate.passage_answer import (
     passage_answer_of_sources,
     passage_answers_of_sources,
@@ -184,3 +187,24 @@ def test_the_second_quote_is_drafted_once_and_only_after_the_first_fails() -> No
     answered, read = run_graph(lambda question, quote: 0.9)
     assert answered["status"] == "answered" and LATE[:-1] in answered["answer"]
     assert len(read) == 1
+
+
+def test_calibration_judges_both_quotes_and_keeps_the_higher_reading() -> None:
+    """Calibration follows the graph: a question passes at a threshold when one of the
+    quotes the graph would try passes it."""
+    text = text_of(FILLER, FILLER, FILLER, FILLER, RENT, LATE, FILLER)
+    asked = [
+        Question(id="late", question="When is rent late?", answerable=True,
+                 gold_spans=(GoldSpan(text=RENT),), doc="lease.txt"),
+    ]  # fmt: skip
+    scorer = BothSentencesScorer()
+    rows = [score_question(q, [text], scorer) for q in asked]
+    read: list[str] = []
+
+    def judge(question: str, quote: str) -> float:
+        read.append(quote)
+        return 0.1 if LATE[:-1] in quote else 0.9
+
+    [judged] = judge_passage_answers(asked, rows, lambda q: [text], scorer, judge, 0.2)
+    assert len(read) == 2
+    assert (judged.relevance, judged.quote) == (0.9, RENT)

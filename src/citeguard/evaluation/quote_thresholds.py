@@ -15,7 +15,7 @@ from typing import Any
 from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.pair_metrics import fit_threshold
 from citeguard.evaluation.question_thresholds import CalibrationSettings, QuestionScore
-from citeguard.generate.passage_answer import passage_answer_of_sources
+from citeguard.generate.passage_answer import passage_answers_of_sources
 from citeguard.graph.context import Context
 from citeguard.learned.evidence import PairScorer
 from citeguard.text.citations import strip_citations
@@ -28,7 +28,7 @@ relevance check the validator asks of a passage answer (``relevance_reads_answer
 @dataclass(frozen=True)
 class JudgedQuote:
     """A question's passage answer as the graph would draft it, and the relevance check's
-    verdict on its quote."""
+    verdict on its quote (of two quotes, the one the check reads higher)."""
 
     id: str
     answerable: bool
@@ -157,24 +157,31 @@ def judge_passage_answers(
 ) -> list[JudgedQuote]:
     """Draft and judge the passage answer of every scored question whose best passage
     reaches ``min_score`` (``rows[i]`` is ``questions[i]``'s score); ``on_quote(done,
-    total)`` after each."""
+    total)`` after each. Where the graph would quote a second passage when the first
+    quote fails (``passage_answers_of_sources``), both are judged and the question keeps
+    the higher reading. (Before the model, with ``passage_first``, only the first quote
+    is tried; the passage-first threshold fitted on these readings is about speed.)"""
     judged: list[JudgedQuote] = []
     over = [(q, r) for q, r in zip(questions, rows, strict=True) if r.best_score >= min_score]
     for n, (question, row) in enumerate(over, start=1):
-        drafted = passage_answer_of_sources(
+        drafted = passage_answers_of_sources(
             scorer, question.question, list(sources_of(question)), min_score
         )
-        if drafted is not None:
-            quote = strip_citations(drafted[1].text)
+        readings = [
+            (float(quote_judge(question.question, answer.for_relevance(quote))), quote)
+            for quote, answer in ((strip_citations(a.text), a) for _, a in drafted)
+        ]
+        if readings:
+            # The graph delivers the first quote that passes, and every quote meets the
+            # same threshold: the question passes at a threshold when its best reading does.
+            relevance, quote = max(readings, key=lambda reading: reading[0])
             judged.append(
                 JudgedQuote(
                     id=row.id,
                     answerable=row.answerable,
                     best_score=row.best_score,
                     best_passage_answers=row.best_passage_answers,
-                    relevance=float(
-                        quote_judge(question.question, drafted[1].for_relevance(quote))
-                    ),
+                    relevance=relevance,
                     quote=quote,
                 )
             )
