@@ -18,8 +18,10 @@ counts the changed quotes it passes: right ones, other answerable ones, and quot
 questions the document does not answer, for each way alone and for the graph's way
 (``overlapping_then_side_by_side``: the overlapping passage's quote, and when the check
 refuses it the side-by-side passage's, the fallback the graph quotes next). Without it no
-chat model is called. ``--rows-from FILE`` summarises the rows of an earlier output again,
-with no model loaded. Writes bench/results/overlapping_passages.json.
+chat model is called. With ``--time``, each way's scoring of a question's sources is
+timed on a first sight of them (the scorer's cache emptied before each).
+``--rows-from FILE`` summarises the rows of an earlier output again, with no model
+loaded. Writes bench/results/overlapping_passages.json.
 
     python bench/overlapping_passages.py DATASET --index DIR --rows-from EARLIER.json --out FILE
 """
@@ -27,6 +29,7 @@ with no model loaded. Writes bench/results/overlapping_passages.json.
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -54,6 +57,12 @@ def main(argv: list[str]) -> int:
         "--judge-changed",
         action="store_true",
         help="read every quote that changed with the relevance check (loads the local model)",
+    )
+    parser.add_argument(
+        "--time",
+        action="store_true",
+        help="time each way's scoring of a question's sources, the scorer's cache emptied "
+        "before each (a first sight of every chunk: the scorer's cost in a fresh process)",
     )
     parser.add_argument(
         "--rows-from",
@@ -106,7 +115,12 @@ def read_questions(args: Any) -> tuple[float, list[dict[str, Any]]]:
         row: dict[str, Any] = {"id": q.id, "answerable": q.answerable}
         gold = [s.text for s in q.gold_spans if s.text.strip()]
         for name, overlapping in ways.items():
+            forget = getattr(scorer, "forget_embedded_texts", None)
+            if args.time and forget is not None:
+                forget()
+            timed = time.perf_counter()
             found = best_passages(scorer, q.question, sources, overlapping=overlapping)
+            seconds = time.perf_counter() - timed
             best = max(range(len(found)), key=lambda i: found[i].score) if found else None
             drafted = passage_answer_of_sources(scorer, q.question, sources, floor, overlapping)
             row[name] = {
@@ -120,6 +134,8 @@ def read_questions(args: Any) -> tuple[float, list[dict[str, Any]]]:
                 if drafted is not None
                 else "",
             }
+            if args.time:
+                row[name]["scoring_seconds"] = seconds
         if relevance is not None and row["side_by_side"]["quote"] != row["overlapping"]["quote"]:
             for name in ways:
                 read = row[name]["read"]
@@ -128,6 +144,13 @@ def read_questions(args: Any) -> tuple[float, list[dict[str, Any]]]:
         if n % 50 == 0:
             print(f"{n}/{len(questions)} questions", file=sys.stderr, flush=True)
     return floor, rows
+
+
+def median_or_none(values: list[float | None]) -> float | None:
+    """The median of ``values``, None when any is missing (a run without ``--time``)."""
+    if not values or any(v is None for v in values):
+        return None
+    return float(statistics.median(v for v in values if v is not None))
 
 
 def delivered(row: dict[str, Any], way: str) -> dict[str, Any] | None:
@@ -159,6 +182,8 @@ def summary(rows: list[dict[str, Any]], way: str, floor: float) -> dict[str, Any
         "unanswerable_over_floor": sum(not r["answerable"] for r in over),
         "passage_holds_gold": sum(r[first]["passage_gold"] for r in over),
         "quote_holds_gold": sum(r[first]["quote_gold"] for r in over),
+        # With --time: seconds to score a question's sources, on a first sight of them.
+        "scoring_seconds_p50": median_or_none([r[first].get("scoring_seconds") for r in rows]),
         # Of the quotes that changed, those the relevance check passes (--judge-changed).
         "changed_passing": {
             kind: sum(quote is not None and keep(r, quote) for r, quote in passing)
