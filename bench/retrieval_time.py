@@ -3,8 +3,9 @@
     python bench/retrieval_time.py DATASET --index DIR [--validation-split] [--limit N]
 
 For every question, in dataset order and in one process, the graph's own retrieval
-(``graph/sources.retrieve_sources`` under the ``Context`` defaults, then the sources scored,
-as the retrieve node does), timed twice:
+(``graph/sources.retrieve_sources`` under the ``Context`` defaults, then the sources scored
+and the passage a passage answer would quote chosen, as the retrieve node does), timed
+twice:
 
 - **warm**: the scorer keeps the passages it embedded for earlier questions (its in-memory
   cache), as in ``citeguard eval`` or the server, where the questions of one document share
@@ -97,6 +98,8 @@ def main(argv: list[str]) -> int:
                 searcher, q.question, ctx, q.scope(indexed) or None, scored
             )
             scored.score(sources)
+            if ctx.scorer_answer:
+                scored.choose_quoted_passage(sources)
             seconds = time.perf_counter() - started
             rows.append(
                 {

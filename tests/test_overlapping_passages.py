@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from citeguard.documents import SearchHit
 from citeguard.evaluation.dataset import GoldSpan, Question
 from citeguard.evaluation.question_thresholds import score_question
 from citeguard.evaluation.quote_thresholds import judge_passage_answers
@@ -24,6 +25,7 @@ from citeguard.generate.passage_answer import (
 from citeguard.generate.prompts import REFUSAL
 from citeguard.graph.answer_graph import compile_graph
 from citeguard.graph.context import Context
+from citeguard.graph.passage_scores import AnswerScores, answering_passage
 from citeguard.learned.evidence import (
     OVERLAPPING_ANSWER_PASSAGES,
     answer_passages,
@@ -208,3 +210,46 @@ def test_calibration_judges_both_quotes_and_keeps_the_higher_reading() -> None:
     [judged] = judge_passage_answers(asked, rows, lambda q: [text], scorer, judge, 0.2)
     assert len(read) == 2
     assert (judged.relevance, judged.quote) == (0.9, RENT)
+
+
+class CountingScorer(BothSentencesScorer):
+    """BothSentencesScorer that records every text it reads."""
+
+    def __init__(self) -> None:
+        self.read: list[str] = []
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        self.read.extend(text for _, text in pairs)
+        return super().scores(pairs)
+
+
+def test_only_the_best_source_is_read_a_second_way_and_its_choice_is_the_same() -> None:
+    quoted = text_of(FILLER, FILLER, FILLER, FILLER, RENT, LATE, FILLER)
+    other = " ".join(["The committee met in spring to review the library's budget."] * 7)
+    hits = [
+        SearchHit(make_chunk("lease.pdf", text, page=n + 1), 1.0, 1.0, 1.0)
+        for n, text in enumerate([other, quoted])
+    ]
+    scorer = CountingScorer()
+    scores = AnswerScores(scorer, "When is rent late?", overlapping=True)
+    scores.score(hits)
+    read_side_by_side = len(scorer.read)
+    scores.choose_quoted_passage(hits)
+    # The second reading is of the best source alone: none of the other chunk's sentences.
+    second = scorer.read[read_side_by_side:]
+    assert second and not any("committee" in text for text in second)
+    [whole] = best_passages(BothSentencesScorer(), "When is rent late?", [quoted], overlapping=True)
+    evidence = [scores.annotated({"chunk_id": hit.chunk.chunk_id}) for hit in hits]
+    passage = answering_passage(evidence, 0.2)
+    assert passage is not None and passage["source"] == 2
+    assert (passage["start"], passage["end"]) == (whole.start, whole.end)
+    assert passage["fallback"] == {"start": whole.scored_start, "end": whole.scored_end}
+    assert evidence[0].get("scored_passage") is None  # the other source: side by side only
+    # Off, or asked again: nothing more is read.
+    scores.choose_quoted_passage(hits)
+    assert len(scorer.read) == read_side_by_side + len(second)
+    plain = AnswerScores(scorer, "When is rent late?", overlapping=False)
+    plain.score(hits)
+    before = len(scorer.read)
+    plain.choose_quoted_passage(hits)
+    assert len(scorer.read) == before

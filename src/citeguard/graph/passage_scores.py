@@ -25,8 +25,10 @@ from citeguard.learned.evidence import (
 class AnswerScores:
     """Scores of one question's chunks, computed once per chunk (None scorer: no scores).
 
-    ``overlapping``: each chunk's answering passage is chosen among passages that start at
-    every sentence (its score is still the best side-by-side passage's).
+    Each chunk is read as side-by-side passages, the ones every threshold was fitted on.
+    ``overlapping``: the passage a passage answer would quote, in the best-scored source
+    only (:meth:`choose_quoted_passage`), is chosen among passages that start at every
+    sentence; its score stays the best side-by-side passage's.
     """
 
     def __init__(
@@ -39,6 +41,8 @@ class AnswerScores:
         self._question = question
         self._overlapping = overlapping
         self._by_chunk: dict[str, BestPassage] = {}
+        self._quoted: set[str] = set()
+        """Chunks whose quoted passage was chosen among overlapping passages."""
 
     @property
     def has_scorer(self) -> bool:
@@ -50,14 +54,30 @@ class AnswerScores:
         todo = [hit for hit in hits if hit.chunk.chunk_id not in self._by_chunk]
         if self._scorer is None or not todo:
             return
-        found = best_passages(
-            self._scorer,
-            self._question,
-            [hit.chunk.text for hit in todo],
-            overlapping=self._overlapping,
-        )
+        found = best_passages(self._scorer, self._question, [hit.chunk.text for hit in todo])
         for hit, best in zip(todo, found, strict=True):
             self._by_chunk[hit.chunk.chunk_id] = best
+
+    def choose_quoted_passage(self, sources: Sequence[SearchHit]) -> None:
+        """With ``overlapping``, choose the passage of the best-scored of ``sources`` (the
+        one a passage answer quotes) among passages that start at every sentence, keeping
+        its score and, as its scored span, the side-by-side passage the score is read from.
+
+        Only that source's passage can be quoted, so only its chunk is read a second way:
+        one passage per sentence costs half as much again as the side-by-side reading.
+        """
+        if self._scorer is None or not self._overlapping or not sources:
+            return
+        self.score(sources)
+        hit = max(sources, key=self.score_of)  # the first of equals, as answering_passage
+        if hit.chunk.chunk_id in self._quoted:
+            return
+        self._quoted.add(hit.chunk.chunk_id)
+        side = self._by_chunk[hit.chunk.chunk_id]
+        [chosen] = best_passages(self._scorer, self._question, [hit.chunk.text], overlapping=True)
+        self._by_chunk[hit.chunk.chunk_id] = BestPassage(
+            side.score, chosen.start, chosen.end, side.start, side.end
+        )
 
     def reranked(self, hits: Sequence[SearchHit]) -> list[SearchHit]:
         """``hits`` best-scored first (retrieval order among equal scores)."""

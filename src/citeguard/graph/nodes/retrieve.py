@@ -39,6 +39,8 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
             searcher, state["question"], ctx, state.get("docs") or None, scored
         )
         scored.score(sources)  # (reranked hits were scored already)
+        if ctx.scorer_answer:
+            scored.choose_quoted_passage(sources)
         retrieved = [scored.annotated(hit_to_evidence(hit)) for hit in hits]
         evidence = [scored.annotated(hit_to_evidence(hit)) for hit in sources]
         answering = (
