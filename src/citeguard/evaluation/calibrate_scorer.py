@@ -136,11 +136,7 @@ def question_sources(
 
     graph = Context(scorer_rerank=rerank_by is not None, scorer_rerank_pool=rerank_pool)
     _, sources = retrieve_sources(
-        searcher,
-        question,
-        graph,
-        docs,
-        AnswerScores(rerank_by, question, graph.scorer_passages_overlap),
+        searcher, question, graph, docs, AnswerScores(rerank_by, question)
     )
     return sources
 
