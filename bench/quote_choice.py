@@ -32,7 +32,8 @@ from bench_questions import bench_questions, question_bench_parser, scorer_and_i
 
 from citeguard.evaluation.dataset import Question
 from citeguard.evaluation.question_thresholds import passage_holds_gold
-from citeguard.generate.passage_answer import passage_sentences, quote_passage
+from citeguard.generate.passage_answer import quote_passage
+from citeguard.generate.passage_pieces import passage_sentences
 from citeguard.index.embedder import get_embedder
 from citeguard.learned.evidence import best_passages
 

@@ -35,7 +35,8 @@ from bench_questions import bench_questions, question_bench_parser, scorer_and_i
 from quote_choice import holds_gold
 
 from citeguard.evaluation.dataset import Question
-from citeguard.generate.passage_answer import scored_passage_answer, through_following_list
+from citeguard.generate.passage_answer import scored_passage_answer
+from citeguard.generate.passage_pieces import through_following_list
 from citeguard.learned.evidence import PairScorer, best_passage_score, best_passages
 from citeguard.text.citations import strip_citations
 

@@ -461,7 +461,7 @@ def test_a_users_own_weights_replace_the_shipped_ones(
 
 
 def test_passage_sentences_join_what_the_page_broke_and_keep_headings_apart() -> None:
-    from citeguard.generate.passage_answer import passage_sentences
+    from citeguard.generate.passage_pieces import passage_sentences
 
     passage = (
         "A Participant will not be liable to any other\n\nParticipant, for any mistake. "
@@ -483,7 +483,7 @@ def test_passage_sentences_join_what_the_page_broke_and_keep_headings_apart() ->
 
 
 def test_a_heading_run_into_its_first_subsection_is_not_quoted() -> None:
-    from citeguard.generate.passage_answer import passage_sentences
+    from citeguard.generate.passage_pieces import passage_sentences
 
     passage = (
         "5. TERM AND TERMINATION 5.1 This Agreement shall commence on the Effective Date and "
@@ -516,7 +516,8 @@ def test_a_heading_run_into_its_first_subsection_is_not_quoted() -> None:
     ],
 )
 def test_a_quoted_statement_leaves_out_its_own_list_number(sentence: str, quoted: str) -> None:
-    from citeguard.generate.passage_answer import passage_answer, without_enumerator
+    from citeguard.generate.passage_answer import passage_answer
+    from citeguard.generate.passage_pieces import without_enumerator
 
     assert without_enumerator(sentence) == quoted
     # In a passage answer, the quote opens where the statement does, and stays the
@@ -528,7 +529,8 @@ def test_a_quoted_statement_leaves_out_its_own_list_number(sentence: str, quoted
 
 
 def test_a_bulleted_list_is_quoted_with_its_bullets_and_ends_where_the_list_does() -> None:
-    from citeguard.generate.passage_answer import passage_answer, passage_sentences
+    from citeguard.generate.passage_answer import passage_answer
+    from citeguard.generate.passage_pieces import passage_sentences
     from citeguard.validate.checks import is_verbatim
 
     passage = (
@@ -592,7 +594,7 @@ def test_the_rest_of_a_sentence_begun_before_the_passage_is_never_quoted() -> No
     """A piece that opens on a lower-case word, after its own list label, is the end of a
     sentence the passage or a page break cut, or an item whose lead-in lies before it:
     alone it states nothing, or the opposite of the document."""
-    from citeguard.generate.passage_answer import without_enumerator
+    from citeguard.generate.passage_pieces import without_enumerator
 
     def on_term(sentences: Sequence[str]) -> list[float]:
         return [0.95 if "term" in s else 0.6 for s in sentences]
@@ -625,7 +627,7 @@ def test_the_rest_of_a_sentence_begun_before_the_passage_is_never_quoted() -> No
 def test_markup_is_never_quoted() -> None:
     """A Markdown file read as text keeps its HTML comments and tags: a piece that is only
     those is an instruction to a program, never an answer, however the scorer rates it."""
-    from citeguard.generate.passage_answer import passage_sentences
+    from citeguard.generate.passage_pieces import passage_sentences
 
     def on_comment(sentences: Sequence[str]) -> list[float]:
         return [0.95 if "<" in s else 0.6 for s in sentences]
@@ -651,7 +653,7 @@ def test_a_passage_that_leads_into_a_list_is_quoted_with_the_list() -> None:
     between them: alone the lead-in ends mid-phrase and nothing could be quoted. The
     passage is read on through the list, and the quote, comment left out, is the
     document's text word for word."""
-    from citeguard.generate.passage_answer import through_following_list
+    from citeguard.generate.passage_pieces import through_following_list
     from citeguard.validate.checks import is_verbatim
 
     lead_in = "Staff do not open private files without your consent, except for:"
@@ -693,7 +695,7 @@ def test_a_passage_that_leads_into_a_list_is_quoted_with_the_list() -> None:
 def test_a_question_in_the_document_is_never_quoted() -> None:
     """A guide's question above its answer asks and states nothing: the answer under it is
     quoted, never the question, however the scorer rates it."""
-    from citeguard.generate.passage_answer import passage_sentences
+    from citeguard.generate.passage_pieces import passage_sentences
 
     guide = (
         "Can I be charged for repainting?\n\n"
@@ -712,7 +714,7 @@ def test_a_question_in_the_document_is_never_quoted() -> None:
 
 
 def test_a_numbered_heading_keeps_its_number_when_quoted() -> None:
-    from citeguard.generate.passage_answer import passage_sentences
+    from citeguard.generate.passage_pieces import passage_sentences
 
     assert passage_sentences("1. Definitions\n\nThe Term means five years.") == [
         "1. Definitions",
@@ -721,7 +723,7 @@ def test_a_numbered_heading_keeps_its_number_when_quoted() -> None:
 
 
 def test_a_numbered_line_of_its_own_is_a_heading_in_any_case() -> None:
-    from citeguard.generate.passage_answer import passage_sentences
+    from citeguard.generate.passage_pieces import passage_sentences
 
     passage = (
         "This policy explains what we collect.\n\n3. Who we share it with\n\n"
@@ -869,7 +871,7 @@ def test_a_yes_no_question_is_answered_by_the_clause_under_a_title_not_the_title
     ],
 )
 def test_what_reads_as_a_heading(sentence: str, heading: bool) -> None:
-    from citeguard.generate.passage_answer import is_heading
+    from citeguard.generate.passage_pieces import is_heading
 
     assert is_heading(sentence) is heading
 

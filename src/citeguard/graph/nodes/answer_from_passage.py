@@ -15,11 +15,8 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from citeguard.generate.passage_answer import (
-    PassageQuote,
-    scored_passage_answer,
-    through_following_list,
-)
+from citeguard.generate.passage_answer import PassageQuote, scored_passage_answer
+from citeguard.generate.passage_pieces import through_following_list
 from citeguard.graph.context import Context
 from citeguard.graph.nodes.common import emit
 from citeguard.graph.resources import Resources
