@@ -11,6 +11,7 @@ import pytest
 
 from citeguard.index.dense import HashingEmbedder
 from citeguard.serve import cli
+from citeguard.serve.answer_text import format_answer
 from pdf_factory import make_encrypted_pdf, make_sample_contract_pdf
 
 
@@ -161,7 +162,7 @@ def test_graph_prints_the_six_nodes(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_format_answer_shows_page_and_quote() -> None:
-    text = cli.format_answer(
+    text = format_answer(
         {
             "answer": "Rent is due on the first [1].",
             "status": "answered",
@@ -182,12 +183,12 @@ def test_format_answer_shows_page_and_quote() -> None:
 def test_format_answer_shows_the_relevance_score_when_checked() -> None:
     validation = {"level": "judge", "passed": True, "supported_ratio": 1.0, "attempts": 1}
     answered = {"answer": "Rent is due on the first [1].", "status": "answered", "citations": []}
-    checked = cli.format_answer(
+    checked = format_answer(
         {**answered, "validation": {**validation, "relevance_score": 0.8123}},
         show_validation=True,
     )
     assert "validation: level=judge passed=True" in checked and "relevance=0.81" in checked
-    unchecked = cli.format_answer({**answered, "validation": validation}, show_validation=True)
+    unchecked = format_answer({**answered, "validation": validation}, show_validation=True)
     assert "relevance" not in unchecked
 
 
