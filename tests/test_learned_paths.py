@@ -669,8 +669,7 @@ def test_a_passage_that_leads_into_a_list_is_quoted_with_the_list() -> None:
     assert quote == f"{lead_in} {items} [1]."
     assert is_verbatim(quote.removesuffix(" [1]."), text)
     assert not is_verbatim(f"{lead_in} * support requests you make", text)
-    # Lettered items are read on too; a passage that is no lead-in, or one that a
-    # paragraph follows, ends where it did.
+    # Lettered items are read on too; a passage that is no lead-in ends where it did.
     lettered = "The Licensee shall not:\n(a) sell the Software;\n(b) rent it.\n\nOther text."
     assert lettered[: through_following_list(lettered, 0, 23)].endswith("(b) rent it.")
     # An item wrapped onto a second line is read whole.
@@ -684,12 +683,72 @@ def test_a_passage_that_leads_into_a_list_is_quoted_with_the_list() -> None:
     )
     statement = "We keep logs for 90 days.\n\n* a list after a statement"
     assert through_following_list(statement, 0, 25) == 25
-    paragraph = "We share data with:\n\nOur partners, listed on our site."
-    assert through_following_list(paragraph, 0, 19) == 19
+    # A lead-in that a paragraph follows is read on through that paragraph's first
+    # sentence (what it leads into), unless that is a heading.
+    paragraph = "We share data with:\n\nOur partners, listed on our site. We keep logs."
+    assert paragraph[: through_following_list(paragraph, 0, 19)].endswith("on our site.")
+    facts = "It is made with reference to the following facts:\n\nRecitals\n\nA. The seller."
+    assert through_following_list(facts, 0, 48) == 48
     # A list longer than LIST_MAX_WORDS is read only as far as the items that fit.
     long_list = "Prohibited:\n" + "\n".join(f"- item {i} " + "word " * 40 for i in range(5))
     read = long_list[: through_following_list(long_list, 0, 11)]
     assert "- item 2" in read and "- item 3" not in read
+
+
+def test_a_lead_in_to_a_numbered_list_is_never_quoted_alone() -> None:
+    """A sentence that ends in a colon with a numbered item after it ("This Agreement may
+    be terminated:" / "1. By either Party ...") states more than the document alone, and
+    the numbers keep it from being quoted with its items as one sentence: it is never
+    quoted, on a line of its own or with the first item's number run into it, and the quote
+    is another sentence. A passage window that ends on it is read on through the numbered
+    items."""
+    from citeguard.generate.passage_pieces import LEAD_IN, passage_pieces, through_following_list
+
+    term = "This Agreement continues until the Warranty Period expires."
+    items = "1. By either Party on seven (7) days written notice.\n2. By the Client at any time."
+    for lead_in in ("This Agreement may be terminated:\n\n", "This Agreement may be terminated: "):
+        passage = f"{term}\n\n{lead_in}{items}"
+        kinds = dict(passage_pieces(passage))
+        assert kinds["This Agreement may be terminated"] == LEAD_IN
+        scores = lambda sentences: [  # noqa: E731
+            0.9 if "may be terminated" in s else 0.5 if "Warranty" in s else 0.1 for s in sentences
+        ]
+        quote = passage_answer(passage, 1, scores, threshold=0.6)
+        assert quote == f"{term.removesuffix('.')} [1]."
+    # The first sentences of a passage, quoted without scores, stop before it.
+    assert passage_answer(f"{term}\n\nThis Agreement may be terminated:\n\n{items}", 1) == (
+        f"{term.removesuffix('.')} [1]."
+    )
+    # A colon that a heading follows leads into no list here: the sentence is a statement.
+    facts = "It is made with reference to the following facts:\n\nRecitals\n\nA. The seller."
+    assert "lead-in" not in dict(passage_pieces(facts)).values()
+    window = "The occurrence of any of the following shall be an event of default:"
+    text = f"{window}\n\n6.1.1.\n\nA Party fails to pay."
+    assert text[: through_following_list(text, 0, len(window))].endswith("6.1.1.")
+
+
+def test_a_lead_in_and_what_it_introduces_read_as_one_sentence() -> None:
+    """A lead-in is quoted with what it introduces when the two read as one sentence ("by
+    and between:" / "Dong-A ST Co., Ltd. ..."): a quote that ends on "by and between" states
+    nothing about who the parties are. A passage window that ends on the dangling "and"
+    of such a sentence is read on through the sentence's end, so the quote ends where the
+    document's sentence does and is the document's text word for word."""
+    from citeguard.generate.passage_pieces import passage_sentences, through_following_list
+    from citeguard.validate.checks import is_verbatim
+
+    lead_in = 'This Agreement is made as of May 1, 2018 ("Effective Date") by and between:'
+    first = 'Dong-A Co., Ltd., a Korean corporation ("Dong-A") and'
+    second = 'NeuroBo, Inc., a Delaware corporation ("NeuroBo").'
+    text = f"{lead_in}\n\n{first}\n\n{second}\n\nRECITALS\n\nWHEREAS the parties agree."
+    window = len(f"{lead_in}\n\n{first}")
+    end = through_following_list(text, 0, window)
+    assert text[:end].endswith(second)
+    sentences = passage_sentences(text[:end])
+    assert sentences == [f"{lead_in} {first} {second}".removesuffix(".")]
+    quote = passage_answer(text[:end], 1)
+    assert is_verbatim(quote.removesuffix(" [1]."), text)
+    # A passage that ends on a finished sentence is not read on.
+    assert through_following_list(text, 0, len(text) - 26) == len(text) - 26
 
 
 def test_a_question_in_the_document_is_never_quoted() -> None:

@@ -1,9 +1,10 @@
 """What each sentence of a passage is, before any of it is quoted.
 
-A passage answer quotes the document's own sentences (:mod:`citeguard.generate.passage_answer`).
-This module cuts a passage into those sentences, joined as the document means them, and
-says what each is: a statement, a title or heading line, an item under a lead-in, a
-fragment, markup or a question; only statements (and, failing them, titles) are quoted.
+A passage answer quotes the document's own sentences
+(:mod:`citeguard.generate.passage_answer`). This module cuts a passage into those
+sentences, joined as the document means them, and says what each is: a statement, a title
+or heading line, an item under a lead-in, a lead-in to a numbered list, a fragment, markup
+or a question; only statements (and, failing them, titles) are quoted.
 
 * A passage is cut out of its chunk by word count, so its last sentence may be a piece of a
   list ("...; (b) Workers' Compensation Insurance ...; and") or stop mid-phrase. A dangling
@@ -24,6 +25,14 @@ fragment, markup or a question; only statements (and, failing them, titles) are 
   colon ("You may not:" / "• Share your password." / "• Use the service for spam.";
   "shall not: (a) sell the Software." / "(b) Rent it.") is never quoted: alone it states
   the opposite of the document.
+* A lead-in is never quoted without what it leads into. What follows its colon is joined
+  to it when the two read as one sentence and it is no item or heading ("by and between:"
+  / "Dong-A ST Co., Ltd., a corporation ..."). A lead-in to a numbered list ("This
+  Agreement may be terminated:" / "1. By either Party ...") is never quoted: alone it
+  states more than the document does, and the numbers between it and its items keep the
+  two from being one quoted sentence. A passage window that ends on a lead-in, or on a
+  dangling "and"/"or", is read on through what it leads into
+  (:func:`through_following_list`).
 * A piece that opens on a lower-case word, after its own list label if it has one, is the
   rest of a sentence begun before the passage or a page break ("first year of the term of
   the Agreement."), or an item whose lead-in lies before it ("(c) in the Restricted
@@ -42,7 +51,8 @@ fragment, markup or a question; only statements (and, failing them, titles) are 
   and house rules write headings in sentence case). It is neither joined to the statement
   after it ("3. Who we share it with We do not sell your personal data" read as one
   sentence) nor quoted ahead of a statement; the statements under it are scored, and the
-  quote judged for relevance, as they read under it (:func:`quote_under_heading`).
+  quote judged for relevance, as they read under it
+  (:func:`citeguard.generate.passage_answer.quote_under_heading`).
 """
 
 from __future__ import annotations
@@ -147,6 +157,7 @@ def _is_heading_paragraph(passage: str, pieces: Sequence[Sentence], i: int) -> b
 
 
 STATEMENT, TITLE, HEADING_LINE, LEAD_IN_ITEM = "statement", "title", "heading line", "item"
+LEAD_IN = "lead-in"
 FRAGMENT, MARKUP, QUESTION = "fragment", "markup", "question"
 """What a piece of a passage is: a statement; a heading that reads as a title (quoted when
 nothing else answers: a question may ask for one); a numbered heading line in sentence case
@@ -162,9 +173,14 @@ since alone it states nothing or the opposite; markup, a piece that is nothing b
 comments and tags ("<!-- markdownlint-disable GHD034 -->" in a Markdown file read as
 text), never quoted: it is an instruction to a program, not a statement of the document; a
 question, a piece that ends in a question mark (a guide's "Can I be charged for
-repainting?" above its answer), never quoted: it asks, and states nothing."""
+repainting?" above its answer), never quoted: it asks, and states nothing; a lead-in, a
+sentence that ends in a colon with a numbered list's first item after it ("This Agreement
+may be terminated:" / "1. By either Party on provision of seven (7) days written notice
+..."), never quoted: alone it states more than the document ("This Agreement may be
+terminated.") or nothing at all ("The parties agree as follows."), and the numbers between
+it and its items keep the two from reading as one quoted sentence."""
 
-NEVER_QUOTED = (LEAD_IN_ITEM, FRAGMENT, MARKUP, QUESTION)
+NEVER_QUOTED = (LEAD_IN_ITEM, LEAD_IN, FRAGMENT, MARKUP, QUESTION)
 """The kinds of piece a quote never includes."""
 
 PASSED_OVER = (FRAGMENT, MARKUP, QUESTION)
@@ -187,32 +203,65 @@ _LETTER_LABEL = r"(?:\((?:[a-zA-Z]|[ivx]{1,5})\)|(?:[a-z]|[ivx]{1,5})[.)])"
 _LETTERED_ITEM = re.compile(rf"^{_LETTER_LABEL}\s")
 # A lead-in's colon with its list's first item run into it ("shall not: (a) sell ...").
 _COLON_THEN_ITEM = re.compile(rf":\s*(?:[{re.escape(BULLETS)}]|{_LETTER_LABEL})\s")
+# A numbered item's label: "1.", "6.1.1.", "2)", "(3)".
+_NUMBER_LABEL = r"(?:\(\d{1,3}\)|\d{1,3}(?:\.\d{1,3})*[.)])"
+_OPENS_ON_NUMBER_LABEL = re.compile(rf"^{_NUMBER_LABEL}(?:\s|$)")
+# A lead-in's colon with the label of its list's first numbered item after it, which the
+# splitter ends the sentence on ("This Agreement may be terminated: 1." / "By either ...").
+_COLON_THEN_NUMBER_LABEL = re.compile(rf":\s*{_NUMBER_LABEL}$")
 
 
 LIST_MAX_WORDS = 150
-"""At most this many words of a list are read after a passage that leads into it."""
+"""At most this many words of a list (or of the sentence a lead-in runs into) are read after
+a passage that leads into it."""
 
-# A line that opens an item of a list: a bullet or a letter label ("(a)", "b.", "(iv)").
-_LIST_ITEM_LINE = re.compile(rf"^[ \t]*(?:[{re.escape(BULLETS)}]|{_LETTER_LABEL})[ \t]")
+# A line that opens an item of a list: a bullet, a letter label ("(a)", "b.", "(iv)") or a
+# number label ("1.", "6.1.1.", alone on its line or before the item's words).
+_LIST_ITEM_LINE = re.compile(
+    rf"^[ \t]*(?:(?:[{re.escape(BULLETS)}]|{_LETTER_LABEL})[ \t]|{_NUMBER_LABEL}(?:[ \t]|$))"
+)
 
 
 def through_following_list(text: str, start: int, end: int) -> int:
-    """Where the passage ``text[start:end]`` ends once the list it leads into is read.
+    """Where the passage ``text[start:end]`` ends once what its last sentence leads into
+    is read.
 
     A passage is a window of whole sentences, and its last one may be a lead-in ("GitHub
     personnel does not access private repository information without your consent except
-    ... and for:") whose list lies after the window's end: alone, the lead-in ends
-    mid-phrase and nothing of it can be quoted. When the passage (HTML comments aside) ends
-    in a colon, it is read on through the list items that follow (lines opening on a
-    bullet or a letter label, and the lines an item wraps onto; blank lines and comment
-    lines between items pass), as far as :data:`LIST_MAX_WORDS` words; otherwise, or when
-    no item follows, ``end`` is returned.
+    ... and for:") whose list lies after the window's end, or a sentence the window cut at
+    a dangling "and" ("... by and between: Dong-A ST Co., Ltd., ... ("Dong-A") and"):
+    alone, it ends mid-phrase, or its quote ends where the document's sentence does not.
+    When the passage (HTML comments aside) ends in a colon, it is read on through the list
+    items that follow (lines opening on a bullet, a letter label or a number label, and the
+    lines an item wraps onto; blank lines and comment lines between items pass), as far as
+    :data:`LIST_MAX_WORDS` words. When no item follows a colon, or the passage ends on a
+    dangling "and"/"or", it is read on through the next sentence, unless that is a heading
+    ("the following facts:" / "Recitals") or longer than :data:`LIST_MAX_WORDS` words.
+    Otherwise ``end`` is returned.
     """
-    if not blank_html_comments(text[start:end]).rstrip().endswith(":"):
+    passage = blank_html_comments(text[start:end]).rstrip()
+    after = blank_html_comments(text[end:])
+    if passage.endswith(":"):
+        extended = _through_list_items(after, end)
+        if extended > end:
+            return extended
+    elif not _DANGLING_CONNECTIVE.search(passage):
         return end
+    following = split_sentences(after[: LIST_MAX_WORDS * 12])
+    if not following:
+        return end
+    sentence = following[0]
+    if len(sentence.text.split()) > LIST_MAX_WORDS or is_heading(sentence.text.rstrip(" .:")):
+        return end
+    return end + sentence.end
+
+
+def _through_list_items(after: str, end: int) -> int:
+    """Where a passage ending at ``end`` ends once the list items that open ``after`` (the
+    text after it) are read; ``end`` when none does."""
     extended, words, position = end, 0, end
     item_open = False  # the line before was an item's, no blank line since
-    for line in blank_html_comments(text[end:]).splitlines(keepends=True):
+    for line in after.splitlines(keepends=True):
         position += len(line)
         if not line.strip():
             item_open = False
@@ -237,6 +286,18 @@ class _Joined:
     """Its last piece is an item of a list (bulleted or lettered)."""
     lead_in_item: bool = False
     """It is an item of a list under a lead-in that ends in a colon, not joined to it."""
+
+    def leads_into_numbered_list(self, following: _Joined | None) -> bool:
+        """Whether it is a lead-in to a numbered list: a colon, then the first item's label
+        (run into it, or opening ``following``)."""
+        text = self.text.rstrip()
+        if _COLON_THEN_NUMBER_LABEL.search(text):
+            return True
+        return (
+            text.endswith(":")
+            and following is not None
+            and bool(_OPENS_ON_NUMBER_LABEL.match(following.text))
+        )
 
 
 def passage_pieces(passage: str) -> list[tuple[str, str]]:
@@ -271,10 +332,19 @@ def passage_pieces(passage: str) -> list[tuple[str, str]]:
         else:
             # After a list's last item, which may end without punctuation, only a piece
             # that opens in lower case (the page broke the item) continues it, not the
-            # paragraph after the list.
+            # paragraph after the list. After a lead-in, what it introduces continues it
+            # when the two read as one sentence ("by and between:" / "Dong-A ST Co., Ltd.,
+            # a corporation ..."), unless it is an item, a numbered one included, or a
+            # heading ("the following facts:" / "Recitals").
             continues = bool(
                 (not last.ends_on_item and _ENDS_ON_LOWER_WORD.search(last.text))
                 or _OPENS_LOWER.match(piece.text)
+                or (
+                    last.text.rstrip().endswith(":")
+                    and not item
+                    and not _OPENS_ON_NUMBER_LABEL.match(piece.text)
+                    and not is_heading(piece.text.rstrip(" .:"))
+                )
             )
         text = f"{bullet} {piece.text}" if bullet else piece.text
         if last is not None and continues and len(split_sentences(f"{last.text} {text}")) == 1:
@@ -283,7 +353,11 @@ def passage_pieces(passage: str) -> list[tuple[str, str]]:
         else:
             joined.append(_Joined(piece.text, heading, item, item and under_lead_in))
     sentences: list[tuple[str, str]] = []
-    for entry in joined:
+    for i, entry in enumerate(joined):
+        if entry.leads_into_numbered_list(joined[i + 1] if i + 1 < len(joined) else None):
+            body = " ".join(_COLON_THEN_NUMBER_LABEL.sub(":", entry.text).split()).rstrip(" :")
+            sentences.append((body, LEAD_IN))
+            continue
         body = _DANGLING_CONNECTIVE.sub("", " ".join(entry.text.split()).rstrip(" .;:,"))
         if entry.heading:
             # Kept however short, and though it may end on a preposition ("3. Who we share
