@@ -747,8 +747,14 @@ def test_a_lead_in_and_what_it_introduces_read_as_one_sentence() -> None:
     assert sentences == [f"{lead_in} {first} {second}".removesuffix(".")]
     quote = passage_answer(text[:end], 1)
     assert is_verbatim(quote.removesuffix(" [1]."), text)
-    # A passage that ends on a finished sentence is not read on.
+    # A passage that ends on a finished sentence is not read on, nor one whose next
+    # sentence is itself cut off by the end of the text: the quote would still end
+    # mid-phrase.
     assert through_following_list(text, 0, len(text) - 26) == len(text) - 26
+    cut = "(a) store the Content; and\n\n(b) publish it by any device or in"
+    assert through_following_list(cut, 0, 26) == 26
+    finished = "(a) store the Content; and\n\n(b) adapt the Content.\n\nOther terms."
+    assert finished[: through_following_list(finished, 0, 26)].endswith("adapt the Content.")
 
 
 def test_a_question_in_the_document_is_never_quoted() -> None:

@@ -203,6 +203,9 @@ _LETTER_LABEL = r"(?:\((?:[a-zA-Z]|[ivx]{1,5})\)|(?:[a-z]|[ivx]{1,5})[.)])"
 _LETTERED_ITEM = re.compile(rf"^{_LETTER_LABEL}\s")
 # A lead-in's colon with its list's first item run into it ("shall not: (a) sell ...").
 _COLON_THEN_ITEM = re.compile(rf":\s*(?:[{re.escape(BULLETS)}]|{_LETTER_LABEL})\s")
+# The end of a finished sentence: a full stop, semicolon, "!" or "?", before any closing
+# quote marks and brackets.
+_ENDS_A_SENTENCE = re.compile(r"[.;!?][\"'\u201d)\]]*\s*$")
 # A numbered item's label: "1.", "6.1.1.", "2)", "(3)".
 _NUMBER_LABEL = r"(?:\(\d{1,3}\)|\d{1,3}(?:\.\d{1,3})*[.)])"
 _OPENS_ON_NUMBER_LABEL = re.compile(rf"^{_NUMBER_LABEL}(?:\s|$)")
@@ -236,7 +239,8 @@ def through_following_list(text: str, start: int, end: int) -> int:
     lines an item wraps onto; blank lines and comment lines between items pass), as far as
     :data:`LIST_MAX_WORDS` words. When no item follows a colon, or the passage ends on a
     dangling "and"/"or", it is read on through the next sentence, unless that is a heading
-    ("the following facts:" / "Recitals") or longer than :data:`LIST_MAX_WORDS` words.
+    ("the following facts:" / "Recitals"), longer than :data:`LIST_MAX_WORDS` words, or
+    cut off itself by the end of ``text``.
     Otherwise ``end`` is returned.
     """
     passage = blank_html_comments(text[start:end]).rstrip()
@@ -251,7 +255,13 @@ def through_following_list(text: str, start: int, end: int) -> int:
     if not following:
         return end
     sentence = following[0]
-    if len(sentence.text.split()) > LIST_MAX_WORDS or is_heading(sentence.text.rstrip(" .:")):
+    if (
+        len(sentence.text.split()) > LIST_MAX_WORDS
+        or is_heading(sentence.text.rstrip(" .:"))
+        or not _ENDS_A_SENTENCE.search(sentence.text)
+    ):
+        # Too long, a heading, or itself cut off by the end of the text ("... by any
+        # device or in"): read on, the passage would still end mid-phrase.
         return end
     return end + sentence.end
 
