@@ -217,6 +217,7 @@ _COLON_THEN_NUMBER_LABEL = re.compile(rf":\s*{_NUMBER_LABEL}$")
 LIST_MAX_WORDS = 150
 """At most this many words of a list (or of the sentence a lead-in runs into) are read after
 a passage that leads into it."""
+_MAX_CHARS_PER_WORD = 12  # what a word, with its space, takes at most as a rule
 
 # A line that opens an item of a list: a bullet, a letter label ("(a)", "b.", "(iv)") or a
 # number label ("1.", "6.1.1.", alone on its line or before the item's words).
@@ -251,19 +252,26 @@ def through_following_list(text: str, start: int, end: int) -> int:
             return extended
     elif not _DANGLING_CONNECTIVE.search(passage):
         return end
-    following = split_sentences(after[: LIST_MAX_WORDS * 12])
+    # Enough text for a sentence of LIST_MAX_WORDS words, without splitting the whole rest.
+    following = split_sentences(after[: LIST_MAX_WORDS * _MAX_CHARS_PER_WORD])
     if not following:
         return end
     sentence = following[0]
     if (
         len(sentence.text.split()) > LIST_MAX_WORDS
-        or is_heading(sentence.text.rstrip(" .:"))
+        or _reads_as_heading(sentence.text)
         or not _ENDS_A_SENTENCE.search(sentence.text)
     ):
         # Too long, a heading, or itself cut off by the end of the text ("... by any
-        # device or in"): read on, the passage would still end mid-phrase.
+        # device or in"): not read on, since the passage would still end mid-phrase.
         return end
     return end + sentence.end
+
+
+def _reads_as_heading(text: str) -> bool:
+    """Whether a piece reads as a heading once its closing stop or colon is set aside
+    ("Recitals", "RECITALS:")."""
+    return is_heading(text.rstrip(" .:"))
 
 
 def _through_list_items(after: str, end: int) -> int:
@@ -297,14 +305,18 @@ class _Joined:
     lead_in_item: bool = False
     """It is an item of a list under a lead-in that ends in a colon, not joined to it."""
 
+    def ends_in_colon(self) -> bool:
+        """Whether it ends in a colon (trailing whitespace aside): it leads into what
+        follows."""
+        return self.text.rstrip().endswith(":")
+
     def leads_into_numbered_list(self, following: _Joined | None) -> bool:
         """Whether it is a lead-in to a numbered list: a colon, then the first item's label
         (run into it, or opening ``following``)."""
-        text = self.text.rstrip()
-        if _COLON_THEN_NUMBER_LABEL.search(text):
+        if _COLON_THEN_NUMBER_LABEL.search(self.text.rstrip()):
             return True
         return (
-            text.endswith(":")
+            self.ends_in_colon()
             and following is not None
             and bool(_OPENS_ON_NUMBER_LABEL.match(following.text))
         )
@@ -350,10 +362,10 @@ def passage_pieces(passage: str) -> list[tuple[str, str]]:
                 (not last.ends_on_item and _ENDS_ON_LOWER_WORD.search(last.text))
                 or _OPENS_LOWER.match(piece.text)
                 or (
-                    last.text.rstrip().endswith(":")
+                    last.ends_in_colon()
                     and not item
                     and not _OPENS_ON_NUMBER_LABEL.match(piece.text)
-                    and not is_heading(piece.text.rstrip(" .:"))
+                    and not _reads_as_heading(piece.text)
                 )
             )
         text = f"{bullet} {piece.text}" if bullet else piece.text
