@@ -4,6 +4,7 @@ calibrate`` fits on, the index of the dataset's documents, and the scorer to mea
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +28,13 @@ def add_question_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", type=Path, help="a trained scorer's folder (default: the shipped one)"
     )
+    parser.add_argument(
+        "--party-name",
+        choices=("as-asked", "added"),
+        help="only the questions of documents whose parties the dataset names (its "
+        "'Parties' questions' gold, those questions left out), as asked or with the "
+        "shortest party name added ('For Acme, is there a cap on liability?')",
+    )
 
 
 def question_bench_parser(doc: str, out: Path) -> argparse.ArgumentParser:
@@ -48,8 +56,43 @@ def bench_questions(args: argparse.Namespace) -> list[Question]:
     from citeguard.evaluation.train_pairs import PairSettings
 
     if args.validation_split:
-        return validation_questions(args.dataset, PairSettings(), CalibrationSettings())
-    return load_questions(args.dataset / "questions.jsonl", unique_ids=False)
+        questions = validation_questions(args.dataset, PairSettings(), CalibrationSettings())
+    else:
+        questions = load_questions(args.dataset / "questions.jsonl", unique_ids=False)
+    if getattr(args, "party_name", None) is None:
+        return questions
+    names = party_names(args.dataset)
+    named = [
+        (q, names[q.doc])
+        for q in questions
+        if q.doc is not None and q.doc in names and q.extra.get("category") != PARTIES
+    ]
+    if args.party_name == "as-asked":
+        return [q for q, _ in named]
+    return [
+        dataclasses.replace(q, question=f"For {name}, {q.question[:1].lower()}{q.question[1:]}")
+        for q, name in named
+    ]
+
+
+PARTIES = "Parties"
+"""The CUAD category whose gold spans name a contract's parties."""
+
+
+def party_names(dataset: Path) -> dict[str, str]:
+    """Each document's shortest party name of at least 3 characters that opens on a capital
+    ("Vertex" of "Vertex Energy Operating, LLC"), from the gold spans of its
+    :data:`PARTIES` questions (read as written: a training set may repeat an id)."""
+    names: dict[str, str] = {}
+    for line in (dataset / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line) if line.strip() else {}
+        if record.get("category") != PARTIES:
+            continue
+        spans = {s["text"].strip() for s in record.get("gold_spans", [])}
+        candidates = sorted((t for t in spans if len(t) >= 3 and t[0].isupper()), key=len)
+        if candidates:
+            names[record["doc"]] = candidates[0]
+    return names
 
 
 def load_scorer(folder: Path | None) -> PairModel:
