@@ -5,17 +5,18 @@
 A chunk of a long policy is indexed by its own words only, while what it is about is often
 said in the heading above it: "## Changes to Our Privacy Statement" above "If there are
 material changes to the statement, we will provide at least 30 days prior notice ..." for
-"Will they tell me before they change the privacy rules?". This rebuilds the dense and BM25
-halves of the index's chunks twice, with the chunk's text alone and with the trail of headings
-in force where the chunk starts ("Security and Retention > ..." then the text; at most three,
-each heading closing those of its level and deeper) in front of it, and ranks every
-answerable question's own document both ways (hybrid, dense, lexical; the graph's alpha and
-min-max fusion). The chunks themselves, and so every quote and citation, are unchanged.
+"Will they tell me before they change the privacy rules?". This ranks every answerable
+question's own document twice (hybrid, dense, lexical; the graph's alpha and min-max
+fusion): over the index as ingest built it (each chunk's text alone), and with the dense and
+BM25 halves rebuilt from each chunk with the trail of headings in force where it starts in
+front of it ("Security and Retention > ..." then the text; at most three, each heading
+closing those of its level and deeper). The chunks themselves, and so every quote and
+citation, are unchanged.
 
-Headings are read from the parsed text: Markdown's "#" lines; in other files a line of at
-most ten words that is not a sentence (no closing stop unless numbered) and is in capitals,
-or numbered and in title case ("5. Term and Termination", its level from the number's
-depth), or a title-case line of at most six words. Writes
+Headings are read from the parsed text: Markdown's "#" lines; in other files a line that
+reads as a heading the way a passage answer reads one (``passage_pieces.is_heading``: a few
+words, each capitalized or a small word, "5. Term and Termination", "RECITALS"), its level
+the depth of its section number. Writes
 bench/results/heading_context.json: per question the rank of the first chunk holding a gold
 span either way (99: not in the first 40), and how many are found in the first 1, 4 and 8.
 """
@@ -32,6 +33,7 @@ from bench_output import write_result
 
 from citeguard.evaluation.dataset import dataset_docs_dir, load_questions
 from citeguard.evaluation.matching import span_overlaps
+from citeguard.generate.passage_pieces import is_heading
 from citeguard.index.bm25 import BM25Index
 from citeguard.index.search import HybridSearcher, load_index
 from citeguard.ingest.parsing import parse_document
@@ -41,28 +43,20 @@ MODES = ("hybrid", "dense", "lexical")
 DEPTH = 40
 TRAIL = 3
 _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.M)
-_NUMBERED = re.compile(r"^(?:(?:article|section)\s+)?(\d+(?:\.\d+)*|[IVXLC]+)\.?\s+\S", re.I)
+_SECTION_NUMBER = re.compile(r"^(?:(?:article|section)\s+)?(\d+(?:\.\d+)*)[.)]?\s", re.I)
 
 
 def text_headings(text: str) -> list[tuple[int, int, str]]:
-    """(offset, level, heading) of the lines of plain text that read as headings."""
+    """(offset, level, heading) of the lines of plain text that read as headings
+    (``passage_pieces.is_heading`` once a closing stop or colon is set aside); the level is
+    the depth of the section number a line opens on ("5.1" is 2), else 1."""
     found, offset = [], 0
     for line in text.split("\n"):
-        start, offset, stripped = offset, offset + len(line) + 1, line.strip()
-        words = stripped.split()
-        letters = [c for c in stripped if c.isalpha()]
-        if not 1 <= len(words) <= 10 or len(letters) < 3:
+        start, offset, heading = offset, offset + len(line) + 1, line.strip().rstrip(" .:")
+        if not any(c.isalpha() for c in heading) or not is_heading(heading):
             continue
-        numbered = _NUMBERED.match(stripped)
-        if stripped[-1] in ".,;:" and not numbered:
-            continue
-        long_words = [w for w in re.findall(r"[A-Za-z]+", stripped) if len(w) > 3]
-        title_case = bool(long_words) and all(w[0].isupper() for w in long_words)
-        capitals = sum(c.isupper() for c in letters) / len(letters) > 0.8
-        if capitals or (numbered and title_case) or (title_case and len(words) <= 6):
-            number = numbered.group(1) if numbered else ""
-            level = number.count(".") + 1 if number[:1].isdigit() else 1
-            found.append((start, level, stripped.rstrip(":.")))
+        number = _SECTION_NUMBER.match(heading)
+        found.append((start, number.group(1).count(".") + 1 if number else 1, heading))
     return found
 
 
@@ -114,12 +108,7 @@ def main(argv: list[str]) -> int:
     ]
     embedder = index.embedder
     searchers = {
-        "text": HybridSearcher.from_arrays(
-            chunks,
-            embedder.embed_documents([c.text for c in chunks]),
-            BM25Index.build(c.text for c in chunks),
-            embedder,
-        ),
+        "text": index,  # the chunks as ingest embedded and counted them
         "headings": HybridSearcher.from_arrays(
             chunks, embedder.embed_documents(with_trail), BM25Index.build(with_trail), embedder
         ),

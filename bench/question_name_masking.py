@@ -33,6 +33,7 @@ from citeguard.evaluation.calibrate_scorer import question_sources
 from citeguard.evaluation.pair_metrics import auroc
 from citeguard.index.search import HybridSearcher, load_index
 from citeguard.learned.evidence import best_passages
+from citeguard.text.tokens import STOPWORDS
 
 OUT = Path("bench/results/question_name_masking.json")
 MIN_SHARE = 0.5
@@ -40,11 +41,6 @@ MIN_SHARE = 0.5
 MIN_CHUNKS = 8
 """Shares are read only in documents of at least this many chunks."""
 _NAME = re.compile(r"\b[A-Z][A-Za-z0-9&-]*[A-Za-z0-9]\b")
-# Capitalized words that open or fill a question and name nothing.
-_NOT_NAMES = frozenset(
-    "How What Who Whom Which When Where Why Can Could Do Does Did Is Are Was Were Will Would "
-    "Should Shall May Might Must Has Have If I My The A An In On For To Of And Or Any There".split()
-)
 
 
 def document_names(searcher: HybridSearcher, question: str, docs: list[str]) -> list[str]:
@@ -55,7 +51,7 @@ def document_names(searcher: HybridSearcher, question: str, docs: list[str]) -> 
         return []
     names = []
     for word in dict.fromkeys(_NAME.findall(question)):
-        if word in _NOT_NAMES:
+        if word.lower() in STOPWORDS:  # "How", "Can", "The": no names
             continue
         pattern = re.compile(rf"\b{re.escape(word)}\b")
         if sum(bool(pattern.search(t)) for t in texts) >= MIN_SHARE * len(texts):
