@@ -24,7 +24,14 @@ from citeguard.evaluation.pair_draws import (
 )
 from citeguard.evaluation.pair_metrics import auroc, fit_threshold
 from citeguard.evaluation.train_cross_encoder import TrainSettings
-from citeguard.evaluation.train_pairs import HELD_OUT_WORDING, Pair, PairSettings, build_pairs
+from citeguard.evaluation.train_pairs import (
+    HELD_OUT_WORDING,
+    Pair,
+    PairSettings,
+    build_pairs,
+    document_names,
+    named_question,
+)
 from citeguard.learned.bi_encoder import BiEncoderScorer
 from citeguard.learned.cross_encoder import EMBEDDINGS_PREFIX, CrossEncoder
 from citeguard.learned.saved_model import WEIGHTS_FILE
@@ -105,6 +112,53 @@ def test_pairs_are_split_by_document_seeded_and_keep_a_wording_out(tmp_path: Pat
     assert build_pairs(dataset, settings) == (train, validation)
     other_seed = build_pairs(dataset, PairSettings(validation_share=0.34, seed=99))
     assert other_seed != (train, validation)
+
+
+def test_a_documents_own_names_are_its_frequent_capitalized_words_rare_elsewhere() -> None:
+    common = "This Agreement is signed. The Agreement binds. See the Agreement. "
+    texts = {
+        f"doc-{n}": f"{name} Inc. signs. {common}{name} pays. {name} ships. "
+        "An Error occurs. An Error recurs. An Error again. Then an error."
+        for n, name in enumerate(["Vertex", "GitHub", "Northwind"])
+    }
+    texts["doc-3"] = "The Tenant pays. " * 3 + "Garage rules. " * 4
+    names = document_names(texts)
+    # "Agreement" stands in every document, "Error" is also written in lower case.
+    assert names["doc-0"] == ["Vertex"] and names["doc-1"] == ["GitHub"]
+    # A name in the opening comes before one used more often after it.
+    opening = "Tenant " * 2 + "x " * 2000 + "Garage " * 9
+    assert document_names({"lease": opening + "Tenant"})["lease"] == ["Tenant", "Garage"]
+    assert named_question(
+        "Is there a cap?", "Vertex", "In the case of {name}, {question_lower}"
+    ) == ("In the case of Vertex, is there a cap?")
+    # An acronym's case is kept.
+    assert named_question("IP owned?", "Acme", "{name}: {question_lower}") == "Acme: IP owned?"
+
+
+def test_named_questions_name_training_pairs_only_and_change_nothing_else(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    names = ["Northwind", "Contoso", "Fabrikam", "Initech", "Globex", "Umbrella"]
+    for n, name in enumerate(names):
+        doc = dataset / "docs" / f"contract-{n}.txt"
+        # Appended: the gold spans' offsets are unchanged.
+        doc.write_text(doc.read_text() + f" {name} signs. {name} pays. {name} ships.")
+    settings = PairSettings(validation_share=0.34)
+    train, validation = build_pairs(dataset, settings)
+    named_train, named_validation = build_pairs(dataset, PairSettings(
+        validation_share=0.34, named_questions=1.0
+    ))  # fmt: skip
+    assert named_validation == validation
+    assert len(named_train) == len(train)
+    for plain, named in zip(train, named_train, strict=True):
+        own = names[int(plain.doc.removeprefix("contract-").removesuffix(".txt"))]
+        assert own in named.question and own not in plain.question
+        assert named.wording == plain.wording + "+named"
+        assert (named.passage, named.label, named.doc) == (plain.passage, plain.label, plain.doc)
+    # About half named at 0.5; seeded.
+    half = build_pairs(dataset, PairSettings(validation_share=0.34, named_questions=0.5))[0]
+    share = sum(p.wording.endswith("+named") for p in half) / len(half)
+    assert 0.25 < share < 0.75
+    assert build_pairs(dataset, PairSettings(validation_share=0.34, named_questions=0.5))[0] == half
 
 
 class WordScorer:
@@ -235,6 +289,23 @@ def test_train_refuses_a_device_torch_cannot_use_before_any_work(
     out = tmp_path / "scorer"
     code = cli.main(["train", str(dataset), "--out", str(out), "--device", device])
     assert code == 2
+    assert said in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--kind", "verifier", "--named-questions", "0.5"], "scorer's questions only"),
+        (["--named-questions", "1.5"], "a share, from 0 to 1"),
+    ],
+)
+def test_train_refuses_named_questions_it_cannot_make_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], said: str
+) -> None:
+    dataset = make_dataset(tmp_path / "data")
+    out = tmp_path / "model"
+    assert cli.main(["train", str(dataset), "--out", str(out), *arguments]) == 2
     assert said in capsys.readouterr().err
     assert not out.exists()
 

@@ -54,6 +54,14 @@ OPTIONS = (
         "the --mine-with scorer rates highest (its own mistakes)",
     ),
     (
+        "named_questions",
+        PairSettings,
+        float,
+        'scorer: share of training pairs asked naming their document ("As for Vertex: '
+        '...", a name the document uses often and the others rarely), so a name shared '
+        "by question and passage is not read as evidence (0: none)",
+    ),
+    (
         "mine_with",
         PairSettings,
         str,
@@ -180,6 +188,12 @@ def run_train(args: argparse.Namespace) -> int:
         return 2
     if pairs.mined_negatives > 0 and not pairs.mine_with:
         print("error: --mined-negatives needs --mine-with SCORER_DIR", file=sys.stderr)
+        return 2
+    if pairs.named_questions > 0 and args.kind != "scorer":
+        print("error: --named-questions names the scorer's questions only", file=sys.stderr)
+        return 2
+    if not 0.0 <= pairs.named_questions <= 1.0:
+        print("error: --named-questions is a share, from 0 to 1", file=sys.stderr)
         return 2
     if pairs.mine_with and not Path(pairs.mine_with, "model.json").is_file():
         print(f"error: --mine-with {pairs.mine_with}: no trained model there", file=sys.stderr)

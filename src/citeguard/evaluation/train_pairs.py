@@ -17,6 +17,11 @@ character spans), reproducibly from a seed:
   description of its category when ``categories.json`` gives one, and generic templates),
   so nothing learned depends on one wording; one wording (the category description) is held
   out of training and used only to measure how the scorer does on wording it never saw;
+- **named questions** (optional, ``named_questions``): a share of the training pairs ask
+  their question naming the document ("As for Vertex: ..."), with one of the names the
+  document uses often and the dataset's other documents rarely. Users name the party or
+  the service they ask about; passages of that document that only share the name are
+  still negatives, so the scorer learns that a shared name is not evidence;
 - **split by document**: a document's pairs are all in training or all in validation.
 """
 
@@ -26,8 +31,10 @@ import functools
 import json
 import logging
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from citeguard.evaluation.dataset import (
@@ -38,7 +45,7 @@ from citeguard.evaluation.dataset import (
 )
 from citeguard.learned.evidence import PairScorer
 from citeguard.text.passages import Passage, passages
-from citeguard.text.tokens import token_set
+from citeguard.text.tokens import STOPWORDS, token_set
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +54,21 @@ GENERIC_TEMPLATES = (
     "Is there anything in this document on {topic}?",
 )
 """Wordings of our own, filled with a category's name in lower case."""
+
+NAMED_TEMPLATES = (
+    "As for {name}: {question}",
+    "{question} I am asking about {name}.",
+    "In the case of {name}, {question_lower}",
+)
+"""How a training question is asked naming its document (``named_questions``). The
+question benches' own naming ("For NAME, ...", ``bench/bench_questions.py``) is not among
+them, so what they measure is a wording training never saw."""
+
+NAME_PATTERN = re.compile(r"\b[A-Z][A-Za-z0-9&]*[a-z][A-Za-z0-9&]*\b")
+"""A capitalized word with a lower-case letter: "Vertex", "GitHub", not "LLC" or "A"."""
+
+OPENING_CHARACTERS = 2000
+"""How much of a document is its opening, where its title and a contract's parties stand."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +105,10 @@ class PairSettings:
     """The trained model folder that mines (usually the one a continued step starts
     from): a scorer's, for ``mined_negatives``; a verifier's, whose misjudged training
     pairs a verifier step trains on before its seeded draw of the rest."""
+    named_questions: float = 0.0
+    """Scorer pairs: the share of training pairs whose question names its document (one
+    of :func:`document_names`, in a :data:`NAMED_TEMPLATES` wording); 0: none, the pairs
+    as before. Validation pairs are never named, so their metrics stay comparable."""
 
 
 def holds_gold(passage: Passage, spans: Sequence[tuple[int, int]]) -> bool:
@@ -166,6 +192,67 @@ def question_pairs(
     return [pair(p, 1) for p in gold] + [pair(p, 0) for p in chosen]
 
 
+def document_names(
+    texts: Mapping[str, str], per_document: int = 3, max_share: float = 0.05
+) -> dict[str, list[str]]:
+    """Each document's own names: capitalized words used at least 3 times that it hardly
+    ever writes in lower case and that stand in at most ``max_share`` of the documents (in
+    no other when there are fewer than 20): "Vertex", "GitHub", and not "Agreement" (in
+    most contracts), "Section" or "Error" (also written "error"). Those in the document's
+    opening (its title, a contract's parties) come first, then the most used.
+    """
+    counts: dict[str, Counter[str]] = {}
+    for doc, text in texts.items():
+        words = Counter(re.findall(r"[A-Za-z0-9&]+", text))
+        counts[doc] = Counter(
+            {
+                word: n
+                for word, n in words.items()
+                if NAME_PATTERN.fullmatch(word) and words[word.lower()] * 10 <= n
+            }
+        )
+    spread: Counter[str] = Counter()
+    for counted in counts.values():
+        spread.update(counted.keys())
+    allowed = max(1, int(max_share * len(texts)))
+    out: dict[str, list[str]] = {}
+    for doc, counted in counts.items():
+        opening = set(re.findall(r"[A-Za-z0-9&]+", texts[doc][:OPENING_CHARACTERS]))
+        own = [
+            (word not in opening, -n, word)
+            for word, n in counted.items()
+            if n >= 3 and spread[word] <= allowed and word.lower() not in STOPWORDS
+        ]
+        out[doc] = [word for _, _, word in sorted(own)[:per_document]]
+    return out
+
+
+def named_question(question: str, name: str, template: str) -> str:
+    """``question`` asked naming ``name`` in ``template`` (one of :data:`NAMED_TEMPLATES`)."""
+    question_lower = question[:1].lower() + question[1:] if question[1:2].islower() else question
+    return template.format(name=name, question=question, question_lower=question_lower)
+
+
+def name_training_pairs(
+    pairs: Sequence[Pair], names: Mapping[str, Sequence[str]], share: float, seed: int
+) -> list[Pair]:
+    """``pairs`` with about ``share`` of them asking their question naming their document.
+
+    A seeded generator of its own, so the pairs' other draws are those of unnamed training.
+    A pair whose document has no name of its own stays as it is.
+    """
+    rng = random.Random(seed + 1)
+    out: list[Pair] = []
+    for pair in pairs:
+        own = names.get(pair.doc) or []
+        if own and rng.random() < share:
+            template = rng.choice(NAMED_TEMPLATES)
+            asked = named_question(pair.question, rng.choice(own), template)
+            pair = replace(pair, question=asked, wording=pair.wording + "+named")
+        out.append(pair)
+    return out
+
+
 def validation_documents(questions: Sequence[Question], settings: PairSettings) -> set[str]:
     """The documents held out for validation: a seeded share of them, at least one."""
     docs = sorted({q.doc for q in questions if q.doc})
@@ -213,6 +300,10 @@ def build_pairs(
             mined[number] if mined is not None else None,
         )
         (validation if is_validation else train).extend(pairs)
+    if settings.named_questions > 0:
+        texts = {doc: " ".join(p.text for p in cut_doc) for doc, cut_doc in cut.items()}
+        names = document_names(texts)
+        train = name_training_pairs(train, names, settings.named_questions, settings.seed)
     return train, validation
 
 
