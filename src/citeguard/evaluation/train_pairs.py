@@ -196,9 +196,9 @@ def document_names(
     texts: Mapping[str, str], per_document: int = 3, max_share: float = 0.05
 ) -> dict[str, list[str]]:
     """Each document's own names: capitalized words used at least 3 times that it hardly
-    ever writes in lower case and that stand in at most ``max_share`` of the documents (in
-    no other when there are fewer than 20): "Vertex", "GitHub", and not "Agreement" (in
-    most contracts), "Section" or "Error" (also written "error"). Those in the document's
+    ever writes in lower case and that at most ``max_share`` of the documents use so (none
+    other when there are fewer than 20): "Vertex", "GitHub", and not "Agreement" (in most
+    contracts), "Section" or "Error" (also written "error"). Those in the document's
     opening (its title, a contract's parties) come first, then the most used.
     """
     counts: dict[str, Counter[str]] = {}
