@@ -53,7 +53,7 @@ def bench_questions(args: argparse.Namespace) -> list[Question]:
     from citeguard.evaluation.calibrate_scorer import validation_questions
     from citeguard.evaluation.dataset import load_questions
     from citeguard.evaluation.question_thresholds import CalibrationSettings
-    from citeguard.evaluation.train_pairs import PairSettings
+    from citeguard.evaluation.train_pairs import PairSettings, named_question
 
     if args.validation_split:
         questions = validation_questions(args.dataset, PairSettings(), CalibrationSettings())
@@ -70,10 +70,13 @@ def bench_questions(args: argparse.Namespace) -> list[Question]:
     if args.party_name == "as-asked":
         return [q for q, _ in named]
     return [
-        dataclasses.replace(q, question=f"For {name}, {q.question[:1].lower()}{q.question[1:]}")
+        dataclasses.replace(q, question=named_question(q.question, name, PARTY_NAME_WORDING))
         for q, name in named
     ]
 
+
+PARTY_NAME_WORDING = "For {name}, {question_lower}"
+"""How ``--party-name added`` asks a question; not among training's ``NAMED_TEMPLATES``."""
 
 PARTIES = "Parties"
 """The CUAD category whose gold spans name a contract's parties."""

@@ -64,6 +64,9 @@ NAMED_TEMPLATES = (
 question benches' own naming ("For NAME, ...", ``bench/bench_questions.py``) is not among
 them, so what they measure is a wording training never saw."""
 
+WORD_PATTERN = re.compile(r"[A-Za-z0-9&]+")
+"""A word, as :func:`document_names` counts them."""
+
 NAME_PATTERN = re.compile(r"\b[A-Z][A-Za-z0-9&]*[a-z][A-Za-z0-9&]*\b")
 """A capitalized word with a lower-case letter: "Vertex", "GitHub", not "LLC" or "A"."""
 
@@ -203,7 +206,7 @@ def document_names(
     """
     counts: dict[str, Counter[str]] = {}
     for doc, text in texts.items():
-        words = Counter(re.findall(r"[A-Za-z0-9&]+", text))
+        words = Counter(WORD_PATTERN.findall(text))
         counts[doc] = Counter(
             {
                 word: n
@@ -217,7 +220,7 @@ def document_names(
     allowed = max(1, int(max_share * len(texts)))
     out: dict[str, list[str]] = {}
     for doc, counted in counts.items():
-        opening = set(re.findall(r"[A-Za-z0-9&]+", texts[doc][:OPENING_CHARACTERS]))
+        opening = set(WORD_PATTERN.findall(texts[doc][:OPENING_CHARACTERS]))
         own = [
             (word not in opening, -n, word)
             for word, n in counted.items()
