@@ -4,26 +4,30 @@
 
 For every question, in dataset order and in one process, the graph's own retrieval
 (``graph/sources.retrieve_sources`` under the ``Context`` defaults, then the sources scored
-and the passage a passage answer would quote chosen, as the retrieve node does), timed
-twice:
+and the passage a passage answer would quote chosen, as the retrieve node does), timed in
+four passes:
 
-- **warm**: the scorer keeps the passages it embedded for earlier questions (its in-memory
-  cache), as in ``citeguard eval`` or the server, where the questions of one document share
-  chunks;
-- **cold**: that cache emptied before the question, as in each ``citeguard ask``, a new
-  process.
+- **cold**: the scorer's in-memory cache emptied before each question, as in each
+  ``citeguard ask`` before passage vectors were stored: a new process embeds every passage;
+- **cold_filling_store**: the same, the passages embedded kept in a store
+  (``learned/stored_passage_vectors.py``; here a temporary file, in the graph the index's
+  generation folder): what the first question about a chunk costs;
+- **cold_store_filled**: the same again, every passage now read from the store: each
+  ``citeguard ask`` about chunks asked about before, in a new process;
+- **warm**: the in-memory cache kept between questions, as in ``citeguard eval`` or the
+  server, where the questions of one document share chunks.
 
 For each, the seconds per question (p50, mean) and the part spent inside the scorer's
 ``scores`` (embedding the question and the passages not cached, and the cosines), with the
-passages embedded per question. The rest is the hybrid search and the opening source. A
-probe, not a test: it says what storing the scorer's passage vectors would save. Run it on
-idle cores. Writes bench/results/retrieval_time.json.
+texts embedded per question. The rest is the hybrid search and the opening source. A
+probe, not a test. Run it on idle cores. Writes bench/results/retrieval_time.json.
 """
 
 from __future__ import annotations
 
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,8 +40,9 @@ from bench_questions import bench_questions, question_bench_parser, scorer_and_i
 from citeguard.graph.context import Context
 from citeguard.graph.passage_scores import AnswerScores
 from citeguard.graph.sources import retrieve_sources
-from citeguard.learned.bi_encoder import BiEncoderScorer
-from citeguard.learned.shipped import PairModel
+from citeguard.learned.bi_encoder import BiEncoderScorer, BiEncoderWithStoredPassages
+from citeguard.learned.evidence import PairScorer
+from citeguard.learned.stored_passage_vectors import StoredPassageVectors
 
 OUT = Path("bench/results/retrieval_time.json")
 
@@ -45,7 +50,7 @@ OUT = Path("bench/results/retrieval_time.json")
 class TimedScorer:
     """The scorer, with the seconds spent in its ``scores`` added up."""
 
-    def __init__(self, scorer: PairModel) -> None:
+    def __init__(self, scorer: PairScorer) -> None:
         self.scorer = scorer
         self.seconds = 0.0
         self.threshold = scorer.threshold
@@ -73,6 +78,35 @@ def summary(rows: list[dict[str, float]]) -> dict[str, Any]:
     }
 
 
+def time_question(
+    reader: PairScorer,
+    scorer: BiEncoderScorer,
+    searcher: Any,
+    indexed: Any,
+    q: Any,
+    ctx: Context,
+    forget: bool,
+) -> dict[str, float]:
+    """One question's retrieval, timed; ``forget``: the scorer's memory emptied first."""
+    if forget:
+        scorer.forget_embedded_texts()
+    timed = TimedScorer(reader)
+    before = scorer.texts_embedded
+    started = time.perf_counter()
+    scored = AnswerScores(timed, q.question)
+    _, sources = retrieve_sources(searcher, q.question, ctx, q.scope(indexed) or None, scored)
+    scored.score(sources)
+    if ctx.scorer_answer:
+        scored.choose_quoted_passage(sources)
+    seconds = time.perf_counter() - started
+    return {
+        "seconds": seconds,
+        "scorer_seconds": timed.seconds,
+        "other_seconds": seconds - timed.seconds,
+        "texts_embedded": scorer.texts_embedded - before,
+    }
+
+
 def main(argv: list[str]) -> int:
     parser = question_bench_parser(__doc__, OUT)
     parser.add_argument("--limit", type=int, default=0, help="the first N questions only")
@@ -84,32 +118,21 @@ def main(argv: list[str]) -> int:
     questions = questions[: args.limit] if args.limit else questions
     ctx = Context()
     results: dict[str, Any] = {}
-    for mode in ("cold", "warm"):
-        scorer.forget_embedded_texts()
-        rows: list[dict[str, float]] = []
-        for q in questions:
-            if mode == "cold":
-                scorer.forget_embedded_texts()
-            timed = TimedScorer(scorer)
-            before = scorer.texts_embedded
-            started = time.perf_counter()
-            scored = AnswerScores(timed, q.question)
-            _, sources = retrieve_sources(
-                searcher, q.question, ctx, q.scope(indexed) or None, scored
-            )
-            scored.score(sources)
-            if ctx.scorer_answer:
-                scored.choose_quoted_passage(sources)
-            seconds = time.perf_counter() - started
-            rows.append(
-                {
-                    "seconds": seconds,
-                    "scorer_seconds": timed.seconds,
-                    "other_seconds": seconds - timed.seconds,
-                    "texts_embedded": scorer.texts_embedded - before,
-                }
-            )
-        results[mode] = summary(rows)
+    with tempfile.TemporaryDirectory() as folder:
+        store = StoredPassageVectors(Path(folder) / "passages.sqlite", scorer.dimension)
+        stored = BiEncoderWithStoredPassages(scorer, store)
+        modes: dict[str, tuple[PairScorer, bool]] = {
+            "cold": (scorer, True),
+            "cold_filling_store": (stored, True),
+            "cold_store_filled": (stored, True),
+            "warm": (scorer, False),
+        }
+        for mode, (reader, forget) in modes.items():
+            scorer.forget_embedded_texts()
+            rows = [
+                time_question(reader, scorer, searcher, indexed, q, ctx, forget) for q in questions
+            ]
+            results[mode] = summary(rows)
     write_result(
         args.out,
         {

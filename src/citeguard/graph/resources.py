@@ -11,14 +11,14 @@ from __future__ import annotations
 import contextvars
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from langchain_core.runnables.config import var_child_runnable_config
 
-from citeguard.errors import ModelUnavailableError
+from citeguard.errors import IndexStoreError, ModelUnavailableError
 from citeguard.graph.access import ServerAccess
 from citeguard.graph.context import Context
 from citeguard.graph.drafts import DraftStore
@@ -30,10 +30,23 @@ from citeguard.validate.validator import JudgeFn, RelevanceFn
 
 if TYPE_CHECKING:
     from citeguard.generate.trimming import StoredVectors
+    from citeguard.learned.bi_encoder import BiEncoderScorer
     from citeguard.learned.evidence import PairScorer
     from citeguard.learned.shipped import LearnedKind
+    from citeguard.learned.stored_passage_vectors import StoredPassageVectors
     from citeguard.llm.judge import LocalJudge
     from citeguard.validate.settings import ValidationSettings
+
+
+@dataclass(frozen=True)
+class _ScorerWithStore:
+    """The evidence scorer as runs over one index use it: reading the passage vectors
+    stored in that index's live ``generation`` (:meth:`Resources.evidence_scorer`)."""
+
+    generation: Path
+    model: BiEncoderScorer
+    stored: StoredPassageVectors
+    scorer: CachedPairScorer
 
 
 class Resources:
@@ -85,6 +98,7 @@ class Resources:
         self._evidence_scorer = evidence_scorer
         self._support_verifier = support_verifier
         self._learned_cache: dict[str, CachedPairScorer] = {}
+        self._stored_scorers: dict[tuple[str, int], _ScorerWithStore] = {}
         self._local_judge: LocalJudge | None = None
         self._lock = threading.Lock()
         self._searchers: dict[tuple[str, str], tuple[int, Searcher]] = {}
@@ -200,9 +214,42 @@ class Resources:
             return self._chat_models[spec]
 
     # -- trained models ---------------------------------------------------------------
-    def evidence_scorer(self) -> PairScorer | None:
-        """The evidence scorer (None when the shipped one cannot load: warned once)."""
-        return self._learned("scorer", self._evidence_scorer)
+    def evidence_scorer(self, ctx: Context | None = None) -> PairScorer | None:
+        """The evidence scorer (None when the shipped one cannot load: warned once).
+
+        With ``ctx``, a bi-encoder scorer reads and keeps the vectors of the passages it
+        embeds in the store beside the run's index (``learned/stored_passage_vectors.py``),
+        so that a new process does not embed a document's passages again; not with an
+        injected searcher, whose chunks are no index's.
+        """
+        model = self._learned("scorer", self._evidence_scorer)
+        if ctx is None or model is None or self._searcher is not None:
+            return model
+        from citeguard.index.store import current_generation
+        from citeguard.learned.bi_encoder import BiEncoderScorer, BiEncoderWithStoredPassages
+        from citeguard.learned.stored_passage_vectors import StoredPassageVectors, store_file
+
+        inner = model.scorer if isinstance(model, CachedPairScorer) else model
+        if not isinstance(inner, BiEncoderScorer) or not inner.weights_sha256:
+            return model
+        index_dir = self.index_dir(ctx)
+        try:
+            generation = current_generation(index_dir)
+        except (IndexStoreError, OSError):
+            return model  # no index yet: the search says so
+        key = (str(index_dir), id(inner))
+        with self._lock:
+            known = self._stored_scorers.get(key)
+            if known is not None and known.generation == generation and known.model is inner:
+                return known.scorer
+            if known is not None:
+                known.stored.close()  # an earlier generation's, deleted by the ingest
+            stored = StoredPassageVectors(
+                store_file(generation, inner.weights_sha256), inner.dimension
+            )
+            scorer = CachedPairScorer(BiEncoderWithStoredPassages(inner, stored))
+            self._stored_scorers[key] = _ScorerWithStore(generation, inner, stored, scorer)
+            return scorer
 
     def support_verifier(self) -> PairScorer | None:
         """The support verifier (None when the shipped one cannot load: warned once)."""
@@ -225,7 +272,7 @@ class Resources:
         """(verifier, scorer) when the run's judge is the trained models and both load."""
         if ctx.support_judge != "verifier":
             return None
-        verifier, scorer = self.support_verifier(), self.evidence_scorer()
+        verifier, scorer = self.support_verifier(), self.evidence_scorer(ctx)
         if verifier is None or scorer is None:
             return None  # the fallback: the local model judges (the warning said so)
         return verifier, scorer

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from citeguard.learned.saved_model import (
     read_description,
     write_description,
 )
+from citeguard.learned.stored_passage_vectors import StoredPassageVectors
 
 ARCHITECTURE = "bi-encoder"
 EMBEDDINGS_PREFIX = "embeddings."
@@ -177,35 +178,70 @@ class BiEncoderScorer(DescribedThresholds):
         self.texts_embedded = 0
         """How many texts this scorer has embedded (not read from its cache) so far."""
 
-    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+    def scores(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        stored: StoredPassageVectors | None = None,
+    ) -> np.ndarray:
         """P(the second text answers the first) for each pair; each distinct text is
         embedded once (a question is paired with every passage of its sources), and a text
-        embedded for an earlier call is not embedded again (:meth:`_vectors`)."""
+        embedded for an earlier call is not embedded again (:meth:`_vectors`).
+
+        ``stored``: the passage vectors kept beside the index the passages come from; the
+        second texts (the passages, never the questions) are read from it when there, and
+        kept in it when embedded here.
+        """
         if not pairs:
             return np.zeros(0)
         texts = list(dict.fromkeys(text for pair in pairs for text in pair))
-        vectors = self._vectors(texts)
+        passages = {passage for _, passage in pairs} if stored is not None else set()
+        vectors = self._vectors(texts, stored, passages)
         row = {text: i for i, text in enumerate(texts)}
         first = vectors[[row[a] for a, _ in pairs]]
         second = vectors[[row[b] for _, b in pairs]]
         cosine = (first * second).sum(axis=1).astype(np.float64)
         return 1.0 / (1.0 + np.exp(-(self.scale * cosine + self.bias)))
 
+    @property
+    def dimension(self) -> int:
+        """The length of the unit vectors it embeds texts into."""
+        # BertSentenceEncoder's name, else sentence-transformers' (older releases).
+        measure = getattr(self.model, "get_embedding_dimension", None)
+        if measure is None:
+            measure = self.model.get_sentence_embedding_dimension
+        return int(measure())
+
+    @property
+    def weights_sha256(self) -> str:
+        """Its weights' sha256 as ``model.json`` gives it ("" when not given)."""
+        return str(self.description.get("weights_sha256", ""))
+
     def forget_embedded_texts(self) -> None:
         """Empty the cache of embedded texts, as a new process starts (for benchmarks)."""
         with self._lock:
             self._cache.clear()
 
-    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+    def _vectors(
+        self,
+        texts: Sequence[str],
+        stored: StoredPassageVectors | None = None,
+        storable: Collection[str] = (),
+    ) -> np.ndarray:
         """The unit embeddings of distinct ``texts``, one row each.
 
         A passage's embedding does not depend on the question it is paired with (the two
         are embedded apart), so the passages of a document's chunks, scored again for each
         question asked of it, are read from a bounded cache of the most recently embedded
-        texts (:data:`CACHED_TEXTS`) instead of being embedded again.
+        texts (:data:`CACHED_TEXTS`) instead of being embedded again; texts of
+        ``storable`` not in that cache are then looked up in ``stored``, and those embedded
+        here are kept there.
         """
         with self._lock:
             missing = [text for text in texts if text not in self._cache]
+            if missing and stored is not None:
+                for text, vector in stored.find([t for t in missing if t in storable]).items():
+                    self._cache[text] = vector
+                missing = [text for text in missing if text not in self._cache]
             if missing:
                 with self._torch.inference_mode():
                     fresh = self.model.encode(
@@ -218,9 +254,25 @@ class BiEncoderScorer(DescribedThresholds):
                 for text, vector in zip(missing, fresh, strict=True):
                     self._cache[text] = vector
                 self.texts_embedded += len(missing)
+                if stored is not None:
+                    stored.keep({t: self._cache[t] for t in missing if t in storable})
             for text in texts:
                 self._cache.move_to_end(text)
             rows = np.stack([self._cache[text] for text in texts])
             while len(self._cache) > CACHED_TEXTS:
                 self._cache.popitem(last=False)
         return rows
+
+
+class BiEncoderWithStoredPassages(DescribedThresholds):
+    """A :class:`BiEncoderScorer` that reads and keeps its passages' vectors in ``stored``
+    (the store beside one index), with the scorer's own thresholds."""
+
+    def __init__(self, scorer: BiEncoderScorer, stored: StoredPassageVectors) -> None:
+        self.scorer = scorer
+        self.stored = stored
+        self.description = scorer.description
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """The scorer's scores, its passage vectors read from and kept in the store."""
+        return self.scorer.scores(pairs, self.stored)

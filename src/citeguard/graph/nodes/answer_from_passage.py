@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 
 from citeguard.generate.passage_answer import PassageQuote, scored_passage_answer
 from citeguard.generate.passage_pieces import through_following_list
-from citeguard.graph.context import Context
+from citeguard.graph.context import Context, context_of
 from citeguard.graph.nodes.common import emit
 from citeguard.graph.resources import Resources
 from citeguard.graph.state import State
@@ -27,6 +27,7 @@ def make_answer_from_passage(resources: Resources) -> Any:
     """Build the node that drafts the passage answer (validated next, like every draft)."""
 
     def answer_from_passage(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        ctx = context_of(runtime)
         passage = state.get("answering_passage") or {}
         fallback: dict[str, Any] = passage.get("fallback") or {}
         second = bool(state.get("fallback_quote_pending") and fallback)
@@ -38,7 +39,7 @@ def make_answer_from_passage(resources: Resources) -> Any:
             start = int(span.get("start", 0))
             end = through_following_list(text, start, int(span.get("end", 0)))
             return scored_passage_answer(
-                text[start:end], source, state["question"], resources.evidence_scorer()
+                text[start:end], source, state["question"], resources.evidence_scorer(ctx)
             )
 
         emit(runtime, {"event": "answering_from_passage", "source": source})

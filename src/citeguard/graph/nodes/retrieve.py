@@ -33,7 +33,7 @@ def make_retrieve(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
         checked_question(state["question"])  # so does a question that cannot be asked
         started = time.perf_counter()
         searcher = resources.searcher(ctx)
-        scorer = resources.evidence_scorer() if ctx.uses_evidence_scorer() else None
+        scorer = resources.evidence_scorer(ctx) if ctx.uses_evidence_scorer() else None
         scored = AnswerScores(scorer, state["question"], ctx.scorer_passages_overlap)
         hits, sources = retrieve_sources(
             searcher, state["question"], ctx, state.get("docs") or None, scored

@@ -21,7 +21,7 @@ def make_sufficiency_check(resources: Resources) -> Any:
         """Measure the evidence against the run's floors; insufficient evidence is refused
         without asking the model (routing reads the verdict)."""
         ctx = context_of(runtime)
-        scorer = resources.evidence_scorer() if ctx.scorer_sufficiency else None
+        scorer = resources.evidence_scorer(ctx) if ctx.scorer_sufficiency else None
         verdict = assess_sufficiency(
             state["question"],
             state.get("evidence", []),
@@ -48,6 +48,6 @@ def quotes_before_model(ctx: Context, resources: Resources, passage: dict[str, A
     run that checks quotes that way uses it."""
     if not (passage and ctx.passage_first and ctx.scorer_answer and ctx.judges_passage_quote()):
         return False
-    scorer: PairScorer | None = resources.evidence_scorer()
+    scorer: PairScorer | None = resources.evidence_scorer(ctx)
     first = scorer.passage_first_threshold if scorer is not None else None
     return first is not None and float(passage.get("score", 0.0)) >= first

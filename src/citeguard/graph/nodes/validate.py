@@ -55,7 +55,7 @@ def make_validate(resources: Resources, acceptance: Acceptance = VALIDATED) -> A
                 quotes_are_supported=True,
                 relevance_reads_answer=ctx.passage_relevance_reads_quote,
                 relevance_threshold=quote_relevance_threshold(
-                    resources.evidence_scorer(),
+                    resources.evidence_scorer(ctx),
                     float((state.get("answering_passage") or {}).get("score", 0.0)),
                     settings.relevance_threshold,
                     ctx.judges_passage_quote(),
@@ -132,5 +132,5 @@ def passage_relevance(
     trained judges' relevance is the scorer's already) and the scorer loaded."""
     if relevance is None or not ctx.passage_relevance_with_scorer or ctx.support_judge != "llm":
         return relevance
-    scorer = resources.evidence_scorer()
+    scorer = resources.evidence_scorer(ctx)
     return relevance if scorer is None else averaged_relevance(relevance, scorer)
