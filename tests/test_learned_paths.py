@@ -1055,3 +1055,32 @@ def test_a_model_answer_after_a_failed_quote_is_not_validated_as_a_quote() -> No
     assert "lawn" not in str(result)
     assert result["validation"]["regenerations"] == 1
     assert len(prompts(resources)) == 2
+
+
+def test_the_score_memory_keeps_a_run_s_scores_when_another_run_pushes_them_out() -> None:
+    """The server's runs share one memory of scores: while one run's new pairs are being
+    scored, another's may push its remembered pairs out; the first still gets them all."""
+    from citeguard.learned.evidence import CachedPairScorer
+
+    class LengthScorer(KeywordScorer):
+        """P = the passage's length / 100, scoring another run's pairs meanwhile once."""
+
+        def __init__(self) -> None:
+            super().__init__("unused")
+            self.meanwhile: list[tuple[str, str]] = []
+            self.scored: list[tuple[str, str]] = []
+
+        def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+            self.scored += pairs
+            if self.meanwhile:
+                other, self.meanwhile = self.meanwhile, []
+                memory.scores(other)
+            return np.array([len(passage) / 100 for _, passage in pairs])
+
+    inner = LengthScorer()
+    memory = CachedPairScorer(inner, max_pairs=2)
+    memory.scores([("q", "a"), ("q", "bb")])
+    inner.meanwhile = [("x", "ccc"), ("x", "dddd")]
+    assert list(memory.scores([("q", "a"), ("q", "eeeee")])) == pytest.approx([0.01, 0.05])
+    assert ("q", "a") not in inner.scored[2:]  # remembered, not scored again
+    assert list(memory.scores([("x", "dddd"), ("q", "eeeee")])) == pytest.approx([0.04, 0.05])

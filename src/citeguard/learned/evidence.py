@@ -8,6 +8,7 @@ by a source when one of its passages supports it.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -189,12 +190,14 @@ class CachedPairScorer:
 
     One question's sources are scored at retrieval, and the same (question, passage) and
     (claim, passage) pairs come back in the relevance check and in a regeneration's
-    validation; each is computed once.
+    validation; each is computed once. Thread-safe: the server's runs share it, and one
+    run's new pairs may push another's out of memory while that one is being scored.
     """
 
     def __init__(self, scorer: PairScorer, max_pairs: int = 4096) -> None:
         self.scorer = scorer
         self._max_pairs = max_pairs
+        self._lock = threading.Lock()
         self._known: OrderedDict[tuple[str, str], float] = OrderedDict()
 
     @property
@@ -218,14 +221,16 @@ class CachedPairScorer:
         return self.scorer.passage_first_threshold
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        missing = list(dict.fromkeys(pair for pair in pairs if pair not in self._known))
-        if missing:
+        with self._lock:
+            known = {pair: self._known[pair] for pair in pairs if pair in self._known}
+        missing = list(dict.fromkeys(pair for pair in pairs if pair not in known))
+        if missing:  # scored outside the lock: the scorer may take a while
             for pair, score in zip(missing, self.scorer.scores(missing), strict=True):
-                self._known[pair] = float(score)
-        out = []
-        for pair in pairs:
-            self._known.move_to_end(pair)
-            out.append(self._known[pair])
-        while len(self._known) > self._max_pairs:
-            self._known.popitem(last=False)
-        return np.asarray(out, dtype=np.float64)
+                known[pair] = float(score)
+        with self._lock:
+            for pair, score in known.items():
+                self._known[pair] = score
+                self._known.move_to_end(pair)
+            while len(self._known) > self._max_pairs:
+                self._known.popitem(last=False)
+        return np.asarray([known[pair] for pair in pairs], dtype=np.float64)
