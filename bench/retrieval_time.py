@@ -10,7 +10,7 @@ four passes:
 - **cold**: the scorer's in-memory cache emptied before each question, as in each
   ``citeguard ask`` before passage vectors were stored: a new process embeds every passage;
 - **cold_filling_store**: the same, the passages embedded kept in a store
-  (``learned/stored_passage_vectors.py``; here a temporary file, in the graph the index's
+  (``index/stored_passage_vectors.py``; here a temporary file, in the graph the index's
   generation folder): what the first question about a chunk costs;
 - **cold_store_filled**: the same again, every passage now read from the store: each
   ``citeguard ask`` about chunks asked about before, in a new process;
@@ -40,9 +40,9 @@ from bench_questions import bench_questions, question_bench_parser, scorer_and_i
 from citeguard.graph.context import Context
 from citeguard.graph.passage_scores import AnswerScores
 from citeguard.graph.sources import retrieve_sources
+from citeguard.index.stored_passage_vectors import StoredPassageVectors
 from citeguard.learned.bi_encoder import BiEncoderScorer, BiEncoderWithStoredPassages
 from citeguard.learned.evidence import PairScorer
-from citeguard.learned.stored_passage_vectors import StoredPassageVectors
 
 OUT = Path("bench/results/retrieval_time.json")
 

@@ -11,14 +11,15 @@ import pytest
 
 from citeguard.graph.context import Context
 from citeguard.graph.resources import Resources
-from citeguard.learned import shipped
-from citeguard.learned.bi_encoder import BiEncoderScorer, BiEncoderWithStoredPassages
-from citeguard.learned.evidence import CachedPairScorer
-from citeguard.learned.stored_passage_vectors import (
+from citeguard.index.search import HybridSearcher, load_index
+from citeguard.index.stored_passage_vectors import (
     FILE_PREFIX,
     StoredPassageVectors,
     store_file,
 )
+from citeguard.learned import shipped
+from citeguard.learned.bi_encoder import BiEncoderScorer, BiEncoderWithStoredPassages
+from citeguard.learned.evidence import CachedPairScorer
 from citeguard.serve import cli
 
 GOVERNING = "Which state's law governs this agreement?"
@@ -46,6 +47,13 @@ def test_kept_vectors_are_found_by_another_opening_of_the_file(tmp_path: Path) -
         assert found[text].dtype == np.float32
         assert np.array_equal(found[text], vector)  # bit for bit: the same scores
     assert reader.find([]) == {} and reader.usable
+
+
+def test_a_store_is_named_by_its_scorer_s_plain_name(tmp_path: Path) -> None:
+    assert store_file(tmp_path, "8a2ade7c5f97") == tmp_path / f"{FILE_PREFIX}8a2ade7c5f97.sqlite"
+    for name in ("", "../elsewhere", "a/b", "x" * 65):
+        with pytest.raises(ValueError, match="plain name"):
+            store_file(tmp_path, name)
 
 
 def test_a_vector_of_another_length_is_refused(tmp_path: Path) -> None:
@@ -119,7 +127,7 @@ def test_runs_over_an_index_keep_the_scorer_s_passages_in_its_live_generation(
     model = scorer.scorer.scorer
     generation = index / (index / "CURRENT").read_text().strip()
     scorer.scores([(GOVERNING, ANSWERS)])
-    assert store_file(generation, model.weights_sha256).is_file()
+    assert store_file(generation, model.weights_sha256[:12]).is_file()
 
     # A new ingest switches to a new generation: its passages go to a store there, and
     # the old store goes with the old generation.
@@ -131,13 +139,15 @@ def test_runs_over_an_index_keep_the_scorer_s_passages_in_its_live_generation(
     assert renewed_generation != generation and not generation.exists()
     assert renewed is not None
     renewed.scores([(GOVERNING, DOES_NOT)])
-    assert store_file(renewed_generation, model.weights_sha256).is_file()
+    assert store_file(renewed_generation, model.weights_sha256[:12]).is_file()
     assert [p.name for p in index.glob(f"*/{FILE_PREFIX}*")] == [
-        store_file(renewed_generation, model.weights_sha256).name
+        store_file(renewed_generation, model.weights_sha256[:12]).name
     ]
 
 
-def test_no_store_over_an_injected_searcher_or_without_an_index(tmp_path: Path) -> None:
+def test_no_store_over_an_injected_searcher_an_index_in_memory_or_no_index(
+    tmp_path: Path,
+) -> None:
     class Searcher:
         def search(self, query: str, **settings: object) -> list[object]:
             return []
@@ -149,3 +159,11 @@ def test_no_store_over_an_injected_searcher_or_without_an_index(tmp_path: Path) 
     assert empty.evidence_scorer(Context(index_dir=str(tmp_path / "none"))) is (
         empty.evidence_scorer()
     )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "agreement.txt").write_text(f"{ANSWERS}\n")
+    assert cli.main(["ingest", str(docs), "--index", str(tmp_path / "index")]) == 0
+    on_disk = load_index(tmp_path / "index")
+    assert on_disk.scorer_passage_vectors("abc", 3) is on_disk.scorer_passage_vectors("abc", 3)
+    in_memory = HybridSearcher(on_disk.chunks, on_disk.dense, on_disk.bm25)
+    assert in_memory.scorer_passage_vectors("abc", 3) is None

@@ -23,7 +23,7 @@ from citeguard.graph.access import ServerAccess
 from citeguard.graph.context import Context
 from citeguard.graph.drafts import DraftStore
 from citeguard.index.embedding_cache import CachedEmbed
-from citeguard.index.searcher import Searcher, StoredChunkVectors
+from citeguard.index.searcher import Searcher, StoredChunkVectors, StoredScorerPassages
 from citeguard.learned.evidence import CachedPairScorer, best_passage_score
 from citeguard.llm.model_work import WorkCounter, work_counter_of
 from citeguard.validate.validator import JudgeFn, RelevanceFn
@@ -33,19 +33,17 @@ if TYPE_CHECKING:
     from citeguard.learned.bi_encoder import BiEncoderScorer
     from citeguard.learned.evidence import PairScorer
     from citeguard.learned.shipped import LearnedKind
-    from citeguard.learned.stored_passage_vectors import StoredPassageVectors
     from citeguard.llm.judge import LocalJudge
     from citeguard.validate.settings import ValidationSettings
 
 
 @dataclass(frozen=True)
 class _ScorerWithStore:
-    """The evidence scorer as runs over one index use it: reading the passage vectors
-    stored in that index's live ``generation`` (:meth:`Resources.evidence_scorer`)."""
+    """The evidence scorer as runs over one searcher's index use it: reading and keeping
+    its passage vectors in that index (:meth:`Resources.evidence_scorer`)."""
 
-    generation: Path
+    searcher: Searcher
     model: BiEncoderScorer
-    stored: StoredPassageVectors
     scorer: CachedPairScorer
 
 
@@ -98,7 +96,7 @@ class Resources:
         self._evidence_scorer = evidence_scorer
         self._support_verifier = support_verifier
         self._learned_cache: dict[str, CachedPairScorer] = {}
-        self._stored_scorers: dict[tuple[str, int], _ScorerWithStore] = {}
+        self._stored_scorers: dict[int, _ScorerWithStore] = {}
         self._local_judge: LocalJudge | None = None
         self._lock = threading.Lock()
         self._searchers: dict[tuple[str, str], tuple[int, Searcher]] = {}
@@ -218,37 +216,38 @@ class Resources:
         """The evidence scorer (None when the shipped one cannot load: warned once).
 
         With ``ctx``, a bi-encoder scorer reads and keeps the vectors of the passages it
-        embeds in the store beside the run's index (``learned/stored_passage_vectors.py``),
-        so that a new process does not embed a document's passages again; not with an
-        injected searcher, whose chunks are no index's.
+        embeds in the run's index, when its searcher keeps them (``StoredScorerPassages``),
+        so that a new process does not embed a document's passages again.
         """
         model = self._learned("scorer", self._evidence_scorer)
-        if ctx is None or model is None or self._searcher is not None:
+        if ctx is None or model is None:
             return model
-        from citeguard.index.store import current_generation
         from citeguard.learned.bi_encoder import BiEncoderScorer, BiEncoderWithStoredPassages
-        from citeguard.learned.stored_passage_vectors import StoredPassageVectors, store_file
 
         inner = model.scorer if isinstance(model, CachedPairScorer) else model
         if not isinstance(inner, BiEncoderScorer) or not inner.weights_sha256:
             return model
-        index_dir = self.index_dir(ctx)
         try:
-            generation = current_generation(index_dir)
-        except (IndexStoreError, OSError):
+            searcher = self.searcher(ctx)
+        except IndexStoreError:
             return model  # no index yet: the search says so
-        key = (str(index_dir), id(inner))
+        if not isinstance(searcher, StoredScorerPassages):
+            return model
         with self._lock:
-            known = self._stored_scorers.get(key)
-            if known is not None and known.generation == generation and known.model is inner:
+            known = self._stored_scorers.get(id(searcher))
+            if known is not None and known.searcher is searcher and known.model is inner:
                 return known.scorer
-            if known is not None:
-                known.stored.close()  # an earlier generation's, deleted by the ingest
-            stored = StoredPassageVectors(
-                store_file(generation, inner.weights_sha256), inner.dimension
-            )
+            stored = searcher.scorer_passage_vectors(inner.weights_sha256[:12], inner.dimension)
+            if stored is None:
+                return model
             scorer = CachedPairScorer(BiEncoderWithStoredPassages(inner, stored))
-            self._stored_scorers[key] = _ScorerWithStore(generation, inner, stored, scorer)
+            # One per searcher: an ingest's new generation gets a searcher, and a store, of
+            # its own; the entries of searchers no longer served go.
+            live = {id(s) for _, s in self._searchers.values()}
+            self._stored_scorers = {
+                key: entry for key, entry in self._stored_scorers.items() if key in live
+            }
+            self._stored_scorers[id(searcher)] = _ScorerWithStore(searcher, inner, scorer)
             return scorer
 
     def support_verifier(self) -> PairScorer | None:

@@ -26,7 +26,9 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -40,6 +42,7 @@ from citeguard.index.fusion import DEFAULT_ALPHA, FUSION_METHODS, fuse
 from citeguard.index.rerank import heuristic_rerank
 from citeguard.index.sentence_vectors import SentenceVectors
 from citeguard.index.store import IndexData, Manifest, read_index
+from citeguard.index.stored_passage_vectors import StoredPassageVectors, store_file
 from citeguard.text.sentences import sentence_texts
 
 logger = logging.getLogger(__name__)
@@ -84,6 +87,9 @@ class HybridSearcher:
         manifest: the on-disk manifest, when loaded from disk.
         sentence_vectors: embeddings of each chunk's sentences (rows as ``chunks``), when
             the index stores them.
+        folder: the generation folder the index was read from (None: not read from disk);
+            the evidence scorer keeps its passage vectors there
+            (:meth:`scorer_passage_vectors`).
     """
 
     def __init__(
@@ -95,6 +101,7 @@ class HybridSearcher:
         embedding_model: str | None = None,
         manifest: Manifest | None = None,
         sentence_vectors: SentenceVectors | None = None,
+        folder: Path | None = None,
     ) -> None:
         if len(dense) != len(chunks) or bm25.n_docs != len(chunks):
             raise ValueError(
@@ -105,6 +112,9 @@ class HybridSearcher:
                 f"{len(chunks)} chunks and sentence vectors for {sentence_vectors.rows} differ"
             )
         self.sentence_vectors = sentence_vectors
+        self.folder = folder
+        self._passage_stores: dict[str, StoredPassageVectors] = {}
+        self._passage_stores_lock = threading.Lock()
         self._row_of_chunk = {c.chunk_id: row for row, c in enumerate(chunks)}
         self.chunks = list(chunks)
         self.dense = dense
@@ -154,7 +164,20 @@ class HybridSearcher:
             embedder=embedder,
             manifest=data.manifest,
             sentence_vectors=data.sentence_vectors,
+            folder=data.folder,
         )
+
+    def scorer_passage_vectors(self, scorer: str, dimension: int) -> StoredPassageVectors | None:
+        """The store of the ``scorer``'s passage vectors in this index's generation folder
+        (one per scorer, opened on first use); None for an index not read from disk."""
+        if self.folder is None:
+            return None
+        with self._passage_stores_lock:
+            store = self._passage_stores.get(scorer)
+            if store is None or store.dimension != dimension:
+                store = StoredPassageVectors(store_file(self.folder, scorer), dimension)
+                self._passage_stores[scorer] = store
+            return store
 
     # ------------------------------------------------------------------ properties
     @property

@@ -6,9 +6,10 @@ only, never through how an index is stored. :class:`~citeguard.index.search.Hybr
 shared server) implements the same methods and is handed to
 :class:`~citeguard.graph.resources.Resources`.
 
-Stored vectors are an optional capability (:class:`StoredChunkVectors`): a backend that
-keeps ingest's embeddings lets validation and trimming reuse them; one that does not is
-embedded again, with the same results.
+Stored vectors are optional capabilities: a backend that keeps ingest's embeddings
+(:class:`StoredChunkVectors`) lets validation and trimming reuse them, and one that keeps
+the evidence scorer's passage vectors (:class:`StoredScorerPassages`) spares a new process
+embedding them again; one that does not is embedded again, with the same results.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from citeguard.documents import SearchHit
 from citeguard.index.embedder import Embedder
 from citeguard.index.fusion import DEFAULT_ALPHA
+from citeguard.index.stored_passage_vectors import StoredPassageVectors
 
 
 @runtime_checkable
@@ -69,4 +71,15 @@ class StoredChunkVectors(Protocol):
 
     def stored_sentence_vectors(self, chunk_id: str) -> tuple[str, np.ndarray] | None:
         """(text, vectors of its sentences) of an indexed chunk; None when not stored."""
+        ...
+
+
+@runtime_checkable
+class StoredScorerPassages(Protocol):
+    """Optional: a place to keep the evidence scorer's vectors of this index's passages,
+    filled as questions are asked (``index/stored_passage_vectors.py``)."""
+
+    def scorer_passage_vectors(self, scorer: str, dimension: int) -> StoredPassageVectors | None:
+        """The store of the scorer named ``scorer`` (its weights' sha256, 12 hex digits),
+        whose vectors have ``dimension`` values; None when this index keeps none."""
         ...

@@ -163,6 +163,8 @@ class IndexData:
     bm25: BM25Index
     sentence_vectors: SentenceVectors | None = None
     """Embeddings of each chunk's sentences; None in indexes written before they were."""
+    folder: Path | None = None
+    """The generation folder it was read from (None: built in memory, not read)."""
 
     def __post_init__(self) -> None:
         n = len(self.chunks)
@@ -284,6 +286,7 @@ def _read_generation(
         dense=dense,
         bm25=bm25,
         sentence_vectors=_read_sentence_vectors(generation, len(chunks)),
+        folder=generation,
     )
 
 

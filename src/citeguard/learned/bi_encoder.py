@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from citeguard.index.embedder import resolve_embedding_model_path
+from citeguard.index.stored_passage_vectors import StoredPassageVectors
 from citeguard.learned.saved_model import (
     WEIGHTS_FILE,
     DescribedThresholds,
@@ -32,7 +33,6 @@ from citeguard.learned.saved_model import (
     read_description,
     write_description,
 )
-from citeguard.learned.stored_passage_vectors import StoredPassageVectors
 
 ARCHITECTURE = "bi-encoder"
 EMBEDDINGS_PREFIX = "embeddings."

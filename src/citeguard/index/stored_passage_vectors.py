@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
@@ -33,17 +34,25 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 FILE_PREFIX = "scorer_passages-"
-"""Name of the store in a generation folder: this, the scorer's weights' sha256 (12 hex
-digits), then ``.sqlite``."""
+"""Name of the store in a generation folder: this, the scorer's name (its weights' sha256,
+12 hex digits), then ``.sqlite``."""
+SCORER_NAME = re.compile(r"[0-9A-Za-z_-]{1,64}")
 BUSY_TIMEOUT_S = 5.0
 """How long a process waits for another's write before it gives up on the store."""
 LOOKUP_BATCH = 500
 """Keys per SELECT (SQLite caps the number of bound parameters)."""
 
 
-def store_file(generation: Path, weights_sha256: str) -> Path:
-    """The store of the scorer with these weights in an index generation folder."""
-    return generation / f"{FILE_PREFIX}{weights_sha256[:12]}.sqlite"
+def store_file(generation: Path, scorer: str) -> Path:
+    """The store of the scorer named ``scorer`` (its weights' sha256, 12 hex digits, in
+    the graph) in an index generation folder.
+
+    Raises:
+        ValueError: the name is not letters, digits, "-" and "_" (it names a file).
+    """
+    if not SCORER_NAME.fullmatch(scorer):
+        raise ValueError(f"a scorer's store needs a plain name, not {scorer!r}")
+    return generation / f"{FILE_PREFIX}{scorer}.sqlite"
 
 
 def text_key(text: str) -> bytes:
