@@ -94,8 +94,9 @@ def test_a_new_scorer_reads_the_passages_an_earlier_one_kept(tmp_path: Path) -> 
     first = BiEncoderScorer(folder)
     store = StoredPassageVectors(tmp_path / "store.sqlite", first.dimension)
     pairs = [(GOVERNING, ANSWERS), (GOVERNING, DOES_NOT)]
+    before = first.scores(pairs)  # embedded before the store is given: kept when it is
     scores = first.scores(pairs, store)
-    assert first.texts_embedded == 3
+    assert first.texts_embedded == 3 and list(scores) == list(before)
     assert set(store.find([GOVERNING, ANSWERS, DOES_NOT])) == {ANSWERS, DOES_NOT}
 
     second = BiEncoderScorer(folder)  # a new process: nothing in memory

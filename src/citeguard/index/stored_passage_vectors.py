@@ -75,6 +75,8 @@ class StoredPassageVectors:
         self._connection: sqlite3.Connection | None = None
         self._failed = False
         self._lock = threading.Lock()
+        self._seen: set[bytes] = set()
+        """Keys this process found in the file or kept there: never written again."""
 
     @property
     def usable(self) -> bool:
@@ -106,15 +108,15 @@ class StoredPassageVectors:
                                 f"a stored vector has {vector.size} values, not {self.dimension}"
                             )
                         found[keys[bytes(key)]] = vector.copy()
+                        self._seen.add(bytes(key))
             except sqlite3.Error as exc:
                 self._fail("could not be read", exc)
                 return {}
         return found
 
     def keep(self, vectors: Mapping[str, np.ndarray]) -> None:
-        """Store the vectors of texts not stored yet (a text already stored keeps its own)."""
-        if not vectors:
-            return
+        """Store the vectors of texts not stored yet (a text already stored keeps its own;
+        one this process found or kept before is not written again)."""
         rows = []
         for text, vector in vectors.items():
             values = np.asarray(vector, dtype=np.float32)
@@ -122,7 +124,11 @@ class StoredPassageVectors:
                 raise ValueError(
                     f"vector of shape {values.shape} for a store of dimension {self.dimension}"
                 )
-            rows.append((text_key(text), values.tobytes()))
+            key = text_key(text)
+            if key not in self._seen:
+                rows.append((key, values.tobytes()))
+        if not rows:
+            return
         with self._lock:
             connection = self._open()
             if connection is None:
@@ -134,6 +140,8 @@ class StoredPassageVectors:
                     )
             except sqlite3.Error as exc:
                 self._fail("could not be written", exc)
+                return
+            self._seen.update(key for key, _ in rows)
 
     def close(self) -> None:
         """Close the file (the store opens it again on next use, unless it failed)."""

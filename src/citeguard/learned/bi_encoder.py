@@ -233,8 +233,8 @@ class BiEncoderScorer(DescribedThresholds):
         are embedded apart), so the passages of a document's chunks, scored again for each
         question asked of it, are read from a bounded cache of the most recently embedded
         texts (:data:`CACHED_TEXTS`) instead of being embedded again; texts of
-        ``storable`` not in that cache are then looked up in ``stored``, and those embedded
-        here are kept there.
+        ``storable`` not in that cache are then looked up in ``stored``, and every one of
+        them is kept there (the store skips those it already holds).
         """
         with self._lock:
             missing = [text for text in texts if text not in self._cache]
@@ -254,8 +254,9 @@ class BiEncoderScorer(DescribedThresholds):
                 for text, vector in zip(missing, fresh, strict=True):
                     self._cache[text] = vector
                 self.texts_embedded += len(missing)
-                if stored is not None:
-                    stored.keep({t: self._cache[t] for t in missing if t in storable})
+            if stored is not None:
+                # Also those embedded before, in memory: the store may be newer than they.
+                stored.keep({t: self._cache[t] for t in texts if t in storable})
             for text in texts:
                 self._cache.move_to_end(text)
             rows = np.stack([self._cache[text] for text in texts])
