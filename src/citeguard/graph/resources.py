@@ -224,7 +224,7 @@ class Resources:
             return model
         from citeguard.learned.bi_encoder import BiEncoderScorer, BiEncoderWithStoredPassages
 
-        inner = model.scorer if isinstance(model, CachedPairScorer) else model
+        inner = model.scorer
         if not isinstance(inner, BiEncoderScorer) or not inner.weights_sha256:
             return model
         try:
@@ -254,7 +254,7 @@ class Resources:
         """The support verifier (None when the shipped one cannot load: warned once)."""
         return self._learned("verifier", self._support_verifier)
 
-    def _learned(self, kind: LearnedKind, injected: PairScorer | None) -> PairScorer | None:
+    def _learned(self, kind: LearnedKind, injected: PairScorer | None) -> CachedPairScorer | None:
         """The injected or shipped ``kind``, behind one score cache per resources."""
         from citeguard.learned.shipped import shipped_model
 
